@@ -1,0 +1,85 @@
+use ssdlab_core::error::InputError;
+use ssdlab_core::experiment::bench::{self, BenchOptions, BenchReport};
+use ssdlab_core::experiment::closed_loop::LoadFigures;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Device preset name or TOML file.
+    #[arg(long, default_value = "mqsim-64g")]
+    device: String,
+    /// Requests per load.
+    #[arg(long, default_value_t = 1_000_000)]
+    requests: u64,
+    /// Outstanding commands (closed loop).
+    #[arg(long, default_value_t = 64)]
+    qd: u32,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print one JSON object instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: Args) -> Result<(), InputError> {
+    let opts = BenchOptions {
+        device: a.device,
+        requests: a.requests,
+        qd: a.qd,
+        seed: a.seed,
+    };
+    let r = bench::run(&opts)?;
+    if a.json {
+        return crate::print_json(&r);
+    }
+    print_tables(&r);
+    Ok(())
+}
+
+fn print_tables(r: &BenchReport) {
+    println!(
+        "ssdlab bench — device {}, QD {}, {} requests per load, seed {}",
+        r.device, r.qd, r.requests, r.seed
+    );
+    println!();
+    println!("Preconditioning (fully occupied, free pool at the GC threshold)");
+    println!(
+        "  filled {} pages, {} steady-state overwrites, {} GC page moves, {} erases",
+        r.precondition.filled_pages,
+        r.precondition.steady_state_pages,
+        r.precondition.gc_pages_moved,
+        r.precondition.erases
+    );
+    println!();
+    println!("Simulated device (deterministic)");
+    println!(
+        "  {:<14} {:>11} {:>10} {:>10} {:>10} {:>10} {:>11}",
+        "load", "IOPS", "mean µs", "p50 µs", "p99 µs", "p99.9 µs", "max µs"
+    );
+    row("randread 4K", &r.randread);
+    row("randwrite 4K", &r.randwrite_gc);
+    let f = &r.randwrite_gc_ftl;
+    println!(
+        "  random writes: WAF {:.2}, {} GC invocations, {} pages moved, {} erases, {} buffer-full stalls",
+        r.randwrite_gc_waf, f.gc_invocations, f.gc_pages_moved, f.erases, r.randwrite_gc_device.write_stalls
+    );
+    println!();
+    let w = &r.wall;
+    println!("Simulator speed (wall clock, this machine)");
+    println!("  precondition            {:>12.2} s", w.precondition_s);
+    println!(
+        "  random reads            {:>12.0} requests/s  ({:.0} events/s)",
+        w.randread_req_per_s, w.randread_events_per_s
+    );
+    println!(
+        "  random writes with GC   {:>12.0} requests/s  ({:.0} events/s)",
+        w.randwrite_gc_req_per_s, w.randwrite_gc_events_per_s
+    );
+    println!("  peak RSS                {:>12.0} MiB", w.peak_rss_mb);
+}
+
+fn row(name: &str, f: &LoadFigures) {
+    println!(
+        "  {:<14} {:>11.0} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>11.1}",
+        name, f.iops, f.mean_us, f.p50_us, f.p99_us, f.p999_us, f.max_us
+    );
+}

@@ -1,0 +1,55 @@
+//! The `ssdlab` command line.
+
+mod bench_cmd;
+mod presets_cmd;
+mod validate_cmd;
+
+use clap::{Parser, Subcommand};
+use ssdlab_core::error::InputError;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "ssdlab",
+    version,
+    about = "A deterministic NVMe SSD and I/O-scheduler laboratory"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Measure simulator speed: precondition a device fully, then closed-loop
+    /// 4 KiB random reads and GC-bound random writes.
+    Bench(bench_cmd::Args),
+    /// Check the model against analytical results.
+    Validate(validate_cmd::Args),
+    /// List the built-in device presets and GC policies, or show one preset.
+    Presets(presets_cmd::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Bench(a) => bench_cmd::run(a),
+        Command::Validate(a) => validate_cmd::run(a),
+        Command::Presets(a) => presets_cmd::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ssdlab: error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Prints JSON to stdout, pretty and with a trailing newline.
+fn print_json<T: serde::Serialize>(v: &T) -> Result<(), InputError> {
+    let s =
+        serde_json::to_string_pretty(v).map_err(|e| InputError::invalid("json", e.to_string()))?;
+    println!("{s}");
+    Ok(())
+}

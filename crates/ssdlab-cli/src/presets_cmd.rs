@@ -1,0 +1,49 @@
+use ssdlab_core::error::InputError;
+use ssdlab_core::ssd::config::{SsdConfig, PRESETS};
+use ssdlab_core::ssd::gc::REGISTRY;
+use ssdlab_core::ssd::layout::Layout;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Print this preset's TOML (a built-in name) or validate a TOML file.
+    #[arg(long)]
+    show: Option<String>,
+}
+
+pub fn run(a: Args) -> Result<(), InputError> {
+    if let Some(name) = a.show {
+        let cfg = SsdConfig::load(&name)?;
+        match PRESETS.iter().find(|p| p.name == name) {
+            Some(p) => print!("{}", p.source),
+            None => print!(
+                "{}",
+                toml::to_string(&cfg).map_err(|e| InputError::invalid(&name, e.to_string()))?
+            ),
+        }
+        return Ok(());
+    }
+    println!(
+        "{:<20} {:>9} {:>9} {:>7} {:>6}  description",
+        "preset", "raw GiB", "user GiB", "planes", "OP"
+    );
+    for p in PRESETS {
+        let cfg = SsdConfig::load(p.name)?;
+        let l = Layout::new(&cfg);
+        let gib = |pages: u32| pages as f64 * l.page_size as f64 / (1u64 << 30) as f64;
+        println!(
+            "{:<20} {:>9.1} {:>9.1} {:>7} {:>5.0}%  {}",
+            p.name,
+            gib(l.physical_pages),
+            gib(l.logical_pages),
+            l.planes,
+            cfg.ftl.over_provisioning * 100.0,
+            cfg.description
+        );
+    }
+    println!();
+    println!("GC victim policies:");
+    for e in REGISTRY {
+        println!("  {:<14} {}", e.name, e.help);
+    }
+    Ok(())
+}

@@ -1,0 +1,18 @@
+//! Experiments built on the device: closed-loop load, the benchmark, the
+//! write-amplification validation.
+
+pub mod bench;
+pub mod closed_loop;
+pub mod waf;
+
+/// Peak resident set size of this process in MiB (Linux; 0 elsewhere).
+pub fn peak_rss_mb() -> f64 {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return 0.0;
+    };
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}

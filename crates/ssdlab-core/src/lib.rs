@@ -1,0 +1,6 @@
+//! ssdlab core: a deterministic discrete-event simulator of an NVMe SSD.
+
+pub mod engine;
+pub mod error;
+pub mod experiment;
+pub mod ssd;

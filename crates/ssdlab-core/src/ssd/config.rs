@@ -1,0 +1,472 @@
+//! Device configuration: the TOML preset format, its validation and the
+//! built-in presets. Every field is an integer (ns, bytes, counts) or a plain
+//! fraction; times are integer nanoseconds.
+
+use crate::error::InputError;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SsdConfig {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub geometry: Geometry,
+    pub timing: Timing,
+    #[serde(default)]
+    pub controller: Controller,
+    #[serde(default)]
+    pub buffer: Buffer,
+    #[serde(default)]
+    pub slc_cache: Option<SlcCache>,
+    #[serde(default)]
+    pub ftl: Ftl,
+    #[serde(default)]
+    pub gc: Gc,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Geometry {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    /// Give exactly one of `pages_per_block` and `block_size` (bytes).
+    #[serde(default)]
+    pub pages_per_block: Option<u32>,
+    #[serde(default)]
+    pub block_size: Option<u64>,
+    pub page_size: u32,
+}
+
+impl Geometry {
+    /// Pages per block, from whichever of the two fields is set (validated).
+    pub fn pages_per_block(&self) -> u32 {
+        match (self.pages_per_block, self.block_size) {
+            (Some(n), _) => n,
+            (None, Some(b)) => (b / self.page_size.max(1) as u64) as u32,
+            (None, None) => 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Timing {
+    /// Array read of one page (tR).
+    pub read_ns: u64,
+    /// Array program of one page (tPROG).
+    pub program_ns: u64,
+    /// Block erase (tBERS).
+    pub erase_ns: u64,
+    /// Channel transfer rate in mega-transfers per second.
+    pub channel_mts: u64,
+    /// Channel width in bits (bytes per transfer × 8).
+    pub channel_width_bits: u64,
+    /// Command and address cycles of one flash command.
+    #[serde(default = "default_flash_command_ns")]
+    pub flash_command_ns: u64,
+    /// Multi-plane operations: a die may run one read or program on several of
+    /// its planes at once.
+    #[serde(default)]
+    pub multi_plane: bool,
+    /// Program/erase suspend: a read arriving at a die busy with a program or
+    /// erase suspends it, runs, and the program resumes.
+    #[serde(default)]
+    pub suspend: Option<Suspend>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Suspend {
+    /// Time to suspend an ongoing program or erase.
+    pub suspend_ns: u64,
+    /// Time to resume it after the read.
+    pub resume_ns: u64,
+}
+
+fn default_flash_command_ns() -> u64 {
+    100
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Controller {
+    /// Device queue depth: commands fetched and not yet completed.
+    pub queue_depth: u32,
+    /// Number of NVMe submission queues served round-robin.
+    pub submission_queues: u32,
+    /// Controller firmware time to fetch and decode one command (serial).
+    pub command_ns: u64,
+    /// Time to post a completion entry and raise the interrupt.
+    pub completion_ns: u64,
+    /// Host link payload bandwidth in MB/s (PCIe DMA, one direction at a time).
+    pub link_mbs: u64,
+    /// DRAM access for a buffer hit or a buffered write.
+    pub dram_ns: u64,
+}
+
+impl Default for Controller {
+    fn default() -> Self {
+        Controller {
+            queue_depth: 1024,
+            submission_queues: 1,
+            command_ns: 1_000,
+            completion_ns: 1_000,
+            link_mbs: 3_200,
+            dram_ns: 1_000,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Buffer {
+    /// DRAM write-buffer capacity in bytes; 0 disables buffering (writes
+    /// complete when programmed).
+    pub capacity_bytes: u64,
+}
+
+impl Default for Buffer {
+    fn default() -> Self {
+        Buffer {
+            capacity_bytes: 256 << 20,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SlcCache {
+    /// Blocks per plane that run in SLC mode as a write cache.
+    pub blocks_per_plane: u32,
+    /// Bits per cell of the native (TLC = 3) mode: an SLC-mode block holds
+    /// pages_per_block / bits_per_cell pages.
+    pub bits_per_cell: u32,
+    pub read_ns: u64,
+    pub program_ns: u64,
+    pub erase_ns: u64,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Allocation {
+    /// Plane fixed by the logical page, channel first (MQSim's CWDP).
+    Static,
+    /// The next flush goes to whichever die is free first.
+    Dynamic,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Ftl {
+    /// Spare share of the physical space: logical = physical × (1 − op).
+    pub over_provisioning: f64,
+    pub allocation: Allocation,
+}
+
+impl Default for Ftl {
+    fn default() -> Self {
+        Ftl {
+            over_provisioning: 0.07,
+            allocation: Allocation::Static,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Gc {
+    /// Victim policy name (see `ssdlab presets --gc`).
+    pub policy: String,
+    /// A plane collects in the background while its free blocks are below
+    /// this share of its blocks.
+    pub soft_threshold: f64,
+    /// Below this share host writes to the plane stop until GC frees space.
+    pub hard_threshold: f64,
+    /// Relocate valid pages inside the chip instead of over the channel.
+    pub copy_back: bool,
+}
+
+impl Default for Gc {
+    fn default() -> Self {
+        Gc {
+            policy: "greedy".into(),
+            soft_threshold: 0.05,
+            hard_threshold: 0.005,
+            copy_back: false,
+        }
+    }
+}
+
+/// A built-in preset: its name and TOML source.
+pub struct Preset {
+    pub name: &'static str,
+    pub source: &'static str,
+}
+
+pub const PRESETS: &[Preset] = &[
+    Preset {
+        name: "mqsim-64g",
+        source: include_str!("../../../../presets/mqsim-64g.toml"),
+    },
+    Preset {
+        name: "seed004",
+        source: include_str!("../../../../presets/seed004.toml"),
+    },
+    Preset {
+        name: "consumer-tlc-250g",
+        source: include_str!("../../../../presets/consumer-tlc-250g.toml"),
+    },
+];
+
+impl SsdConfig {
+    /// Loads a built-in preset by name, or a TOML file by path.
+    pub fn load(name_or_path: &str) -> Result<SsdConfig, InputError> {
+        if let Some(p) = PRESETS.iter().find(|p| p.name == name_or_path) {
+            return Self::from_toml(p.source, &format!("<preset {}>", p.name));
+        }
+        let text = std::fs::read_to_string(name_or_path).map_err(|e| {
+            let names: Vec<_> = PRESETS.iter().map(|p| p.name).collect();
+            InputError::invalid(
+                name_or_path,
+                format!(
+                    "not a preset ({}) and not a readable file: {e}",
+                    names.join(", ")
+                ),
+            )
+        })?;
+        Self::from_toml(&text, name_or_path)
+    }
+
+    /// Parses and validates a preset. `file` names the source in errors.
+    pub fn from_toml(text: &str, file: &str) -> Result<SsdConfig, InputError> {
+        let cfg: SsdConfig = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| line_of_offset(text, s.start)).unwrap_or(1);
+            InputError::At {
+                file: file.into(),
+                line,
+                field: field_of_toml_error(&e),
+                message: e.message().to_string(),
+            }
+        })?;
+        cfg.validate().map_err(|(key, message)| InputError::At {
+            file: file.into(),
+            line: line_of_key(text, &key),
+            field: key,
+            message,
+        })?;
+        Ok(cfg)
+    }
+
+    /// Checks the values that parse but make no device. Returns the dotted key
+    /// and the reason.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        let g = &self.geometry;
+        let positive = [
+            ("geometry.channels", g.channels as u64),
+            ("geometry.chips_per_channel", g.chips_per_channel as u64),
+            ("geometry.dies_per_chip", g.dies_per_chip as u64),
+            ("geometry.planes_per_die", g.planes_per_die as u64),
+            ("geometry.blocks_per_plane", g.blocks_per_plane as u64),
+            ("geometry.page_size", g.page_size as u64),
+            ("timing.read_ns", self.timing.read_ns),
+            ("timing.program_ns", self.timing.program_ns),
+            ("timing.erase_ns", self.timing.erase_ns),
+            ("timing.channel_mts", self.timing.channel_mts),
+            ("timing.channel_width_bits", self.timing.channel_width_bits),
+            ("controller.queue_depth", self.controller.queue_depth as u64),
+            (
+                "controller.submission_queues",
+                self.controller.submission_queues as u64,
+            ),
+            ("controller.link_mbs", self.controller.link_mbs),
+        ];
+        for (key, v) in positive {
+            if v == 0 {
+                return Err((key.into(), "must be greater than zero".into()));
+            }
+        }
+        let err = |k: &str, m: String| Err((k.to_string(), m));
+        if !g.page_size.is_multiple_of(512) {
+            return err(
+                "geometry.page_size",
+                "must be a multiple of 512 bytes".into(),
+            );
+        }
+        match (g.pages_per_block, g.block_size) {
+            (Some(_), Some(_)) | (None, None) => {
+                return err(
+                    "geometry.pages_per_block",
+                    "give exactly one of pages_per_block and block_size".into(),
+                )
+            }
+            (Some(0), None) => {
+                return err(
+                    "geometry.pages_per_block",
+                    "must be greater than zero".into(),
+                )
+            }
+            (None, Some(b)) if b < g.page_size as u64 => {
+                return err(
+                    "geometry.block_size",
+                    format!(
+                        "block of {b} bytes is smaller than a page ({} bytes)",
+                        g.page_size
+                    ),
+                )
+            }
+            (None, Some(b)) if b % g.page_size as u64 != 0 => {
+                return err(
+                    "geometry.block_size",
+                    "must be a whole number of pages".into(),
+                )
+            }
+            _ => {}
+        }
+        if g.pages_per_block() > u16::MAX as u32 {
+            return err(
+                "geometry.pages_per_block",
+                "at most 65535 pages per block".into(),
+            );
+        }
+        let pages = g.channels as u64
+            * g.chips_per_channel as u64
+            * g.dies_per_chip as u64
+            * g.planes_per_die as u64
+            * g.blocks_per_plane as u64
+            * g.pages_per_block() as u64;
+        if pages >= u32::MAX as u64 {
+            return err(
+                "geometry",
+                format!("{pages} physical pages exceed the 2^32 - 1 page limit"),
+            );
+        }
+        if !self.timing.channel_width_bits.is_multiple_of(8) {
+            return err(
+                "timing.channel_width_bits",
+                "must be a multiple of 8".into(),
+            );
+        }
+        let op = self.ftl.over_provisioning;
+        if !(op > 0.0 && op < 0.9) {
+            return err("ftl.over_provisioning", format!("{op} is outside (0, 0.9)"));
+        }
+        let gc = &self.gc;
+        if crate::ssd::gc::policy_names()
+            .iter()
+            .all(|n| *n != gc.policy)
+        {
+            return err(
+                "gc.policy",
+                format!(
+                    "unknown policy '{}' (known: {})",
+                    gc.policy,
+                    crate::ssd::gc::policy_names().join(", ")
+                ),
+            );
+        }
+        if !(gc.soft_threshold >= 0.0 && gc.soft_threshold < op) {
+            return err(
+                "gc.soft_threshold",
+                format!("{} must be in [0, over_provisioning)", gc.soft_threshold),
+            );
+        }
+        if !(gc.hard_threshold >= 0.0 && gc.hard_threshold <= gc.soft_threshold) {
+            return err(
+                "gc.hard_threshold",
+                format!("{} must be in [0, soft_threshold]", gc.hard_threshold),
+            );
+        }
+        let spare_blocks = (g.blocks_per_plane as f64 * op) as u64;
+        if spare_blocks < 3 {
+            return err(
+                "ftl.over_provisioning",
+                format!("leaves {spare_blocks} spare blocks per plane; GC needs at least 3"),
+            );
+        }
+        if let Some(slc) = &self.slc_cache {
+            if slc.bits_per_cell < 2 {
+                return err(
+                    "slc_cache.bits_per_cell",
+                    "must be at least 2 (TLC = 3)".into(),
+                );
+            }
+            if slc.blocks_per_plane == 0 || slc.blocks_per_plane as u64 * 2 > spare_blocks {
+                return err(
+                    "slc_cache.blocks_per_plane",
+                    format!(
+                        "must be in [1, {}] (half the spare blocks)",
+                        spare_blocks / 2
+                    ),
+                );
+            }
+            if g.pages_per_block() / slc.bits_per_cell == 0 {
+                return err(
+                    "slc_cache.bits_per_cell",
+                    "leaves no page in an SLC-mode block".into(),
+                );
+            }
+            for (k, v) in [
+                ("slc_cache.read_ns", slc.read_ns),
+                ("slc_cache.program_ns", slc.program_ns),
+                ("slc_cache.erase_ns", slc.erase_ns),
+            ] {
+                if v == 0 {
+                    return err(k, "must be greater than zero".into());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn line_of_offset(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// The line where a dotted key (`table.key`) is set, or the table header, or 1.
+pub fn line_of_key(text: &str, dotted: &str) -> usize {
+    let (table, key) = match dotted.rsplit_once('.') {
+        Some((t, k)) => (t, k),
+        None => ("", dotted),
+    };
+    let mut current = String::new();
+    let mut header_line = None;
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if let Some(h) = line.strip_prefix('[') {
+            current = h.trim_end_matches(']').trim().to_string();
+            if current == dotted || current == table {
+                header_line.get_or_insert(i + 1);
+            }
+            continue;
+        }
+        if current == table {
+            if let Some((k, _)) = line.split_once('=') {
+                if k.trim() == key {
+                    return i + 1;
+                }
+            }
+        }
+    }
+    header_line.unwrap_or(1)
+}
+
+fn field_of_toml_error(e: &toml::de::Error) -> String {
+    // toml's messages name the key ("unknown field `foo`"); keep the message as
+    // it is and give the field separately when we can find it.
+    let msg = e.message();
+    if let Some(start) = msg.find('`') {
+        if let Some(len) = msg[start + 1..].find('`') {
+            return msg[start + 1..start + 1 + len].to_string();
+        }
+    }
+    "toml".into()
+}

@@ -1,0 +1,640 @@
+//! Page-mapping FTL: forward and reverse maps, block bookkeeping, free-block
+//! pools, page allocation, invalidation, relocation and erase. It has no notion
+//! of time; the device decides when each step happens.
+
+use super::layout::Layout;
+use std::collections::VecDeque;
+
+/// "No page" in the maps.
+pub const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockState {
+    Free,
+    /// Receiving writes, or written but with programs still in flight.
+    Open,
+    /// Closed and settled: a GC candidate.
+    Full,
+    /// Being collected.
+    Victim,
+}
+
+/// Who a page is written for: host data goes to the host frontier (the SLC
+/// cache first where there is one), relocated data to the GC frontier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    Host,
+    /// Host data that bypasses the SLC cache (preconditioning).
+    HostNative,
+    Gc,
+}
+
+#[derive(Debug, Clone, Default)]
+struct PlaneState {
+    free: VecDeque<u32>,
+    slc_free: VecDeque<u32>,
+    host_open: Option<u32>,
+    gc_open: Option<u32>,
+    slc_open: Option<u32>,
+    /// SLC-mode blocks in the order they filled (the fold order).
+    slc_full: VecDeque<u32>,
+}
+
+/// Counters the FTL keeps for reports and for WAF.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct FtlCounters {
+    pub host_pages_written: u64,
+    pub gc_pages_moved: u64,
+    pub fold_pages_moved: u64,
+    pub erases: u64,
+    pub gc_invocations: u64,
+    pub folds: u64,
+    pub trims: u64,
+}
+
+/// Data-integrity shadow: which (logical page, version) each physical page
+/// holds, and the version each logical page must read back.
+#[derive(Debug, Clone)]
+pub struct Integrity {
+    pub expected: Vec<u32>,
+    page_tag: Vec<u64>,
+}
+
+pub struct Ftl {
+    pub layout: Layout,
+    fwd: Vec<u32>,
+    rev: Vec<u32>,
+    valid: Vec<u16>,
+    written: Vec<u16>,
+    pending: Vec<u16>,
+    erase_count: Vec<u32>,
+    state: Vec<BlockState>,
+    closed_seq: Vec<u64>,
+    /// Buckets of Full blocks by valid count, one list per (plane, count).
+    bucket_head: Vec<u32>,
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    planes: Vec<PlaneState>,
+    slc_blocks_per_plane: u32,
+    slc_pages_per_block: u16,
+    /// Free blocks a plane keeps for GC destinations: host allocation stops there.
+    pub host_reserve_blocks: u32,
+    /// Host pages written so far: the logical clock for block ages.
+    pub seq: u64,
+    pub counters: FtlCounters,
+    pub integrity: Option<Integrity>,
+}
+
+impl Ftl {
+    pub fn new(
+        layout: Layout,
+        slc: Option<(u32, u32)>,
+        host_reserve_blocks: u32,
+        check: bool,
+    ) -> Ftl {
+        let blocks = layout.blocks as usize;
+        let ppb = layout.pages_per_block;
+        let (slc_blocks_per_plane, slc_pages_per_block) = match slc {
+            Some((n, bits)) => (n, (ppb / bits) as u16),
+            None => (0, ppb as u16),
+        };
+        let mut planes = vec![PlaneState::default(); layout.planes as usize];
+        for (p, ps) in planes.iter_mut().enumerate() {
+            let first = p as u32 * layout.blocks_per_plane;
+            for i in 0..layout.blocks_per_plane {
+                if i < slc_blocks_per_plane {
+                    ps.slc_free.push_back(first + i);
+                } else {
+                    ps.free.push_back(first + i);
+                }
+            }
+        }
+        let integrity = check.then(|| Integrity {
+            expected: vec![0; layout.logical_pages as usize],
+            page_tag: vec![u64::MAX; layout.physical_pages as usize],
+        });
+        Ftl {
+            fwd: vec![NONE; layout.logical_pages as usize],
+            rev: vec![NONE; layout.physical_pages as usize],
+            valid: vec![0; blocks],
+            written: vec![0; blocks],
+            pending: vec![0; blocks],
+            erase_count: vec![0; blocks],
+            state: vec![BlockState::Free; blocks],
+            closed_seq: vec![0; blocks],
+            bucket_head: vec![NONE; layout.planes as usize * (ppb as usize + 1)],
+            next: vec![NONE; blocks],
+            prev: vec![NONE; blocks],
+            planes,
+            slc_blocks_per_plane,
+            slc_pages_per_block,
+            host_reserve_blocks: host_reserve_blocks.max(1),
+            seq: 0,
+            counters: FtlCounters::default(),
+            integrity,
+            layout,
+        }
+    }
+
+    // ---- queries -------------------------------------------------------
+
+    #[inline]
+    pub fn lookup(&self, lpa: u32) -> u32 {
+        self.fwd[lpa as usize]
+    }
+
+    #[inline]
+    pub fn lpa_at(&self, ppa: u32) -> u32 {
+        self.rev[ppa as usize]
+    }
+
+    #[inline]
+    pub fn valid(&self, block: u32) -> u16 {
+        self.valid[block as usize]
+    }
+
+    #[inline]
+    pub fn written(&self, block: u32) -> u16 {
+        self.written[block as usize]
+    }
+
+    #[inline]
+    pub fn state(&self, block: u32) -> BlockState {
+        self.state[block as usize]
+    }
+
+    #[inline]
+    pub fn erase_count(&self, block: u32) -> u32 {
+        self.erase_count[block as usize]
+    }
+
+    #[inline]
+    pub fn closed_seq(&self, block: u32) -> u64 {
+        self.closed_seq[block as usize]
+    }
+
+    /// Whether the block runs in SLC mode (the SLC write cache).
+    #[inline]
+    pub fn is_slc(&self, block: u32) -> bool {
+        block % self.layout.blocks_per_plane < self.slc_blocks_per_plane
+    }
+
+    #[inline]
+    pub fn block_capacity(&self, block: u32) -> u16 {
+        if self.is_slc(block) {
+            self.slc_pages_per_block
+        } else {
+            self.layout.pages_per_block as u16
+        }
+    }
+
+    /// Free native-mode blocks of a plane (SLC cache blocks not counted).
+    #[inline]
+    pub fn free_blocks(&self, plane: u32) -> u32 {
+        self.planes[plane as usize].free.len() as u32
+    }
+
+    pub fn native_blocks_per_plane(&self) -> u32 {
+        self.layout.blocks_per_plane - self.slc_blocks_per_plane
+    }
+
+    /// Full blocks of `plane` with exactly `valid` valid pages.
+    pub fn bucket(&self, plane: u32, valid: u16) -> BucketIter<'_> {
+        let idx = plane as usize * (self.layout.pages_per_block as usize + 1) + valid as usize;
+        BucketIter {
+            ftl: self,
+            cur: self.bucket_head[idx],
+        }
+    }
+
+    /// Every settled Full native block of a plane that holds an invalid page,
+    /// from the fewest valid pages up.
+    pub fn candidates(&self, plane: u32) -> impl Iterator<Item = u32> + '_ {
+        (0..self.layout.pages_per_block as u16).flat_map(move |v| self.bucket(plane, v))
+    }
+
+    /// Whether the host frontier of `plane` can take one more page.
+    pub fn can_write_host(&self, plane: u32) -> bool {
+        let ps = &self.planes[plane as usize];
+        let has_room =
+            |b: Option<u32>| b.is_some_and(|b| self.written[b as usize] < self.block_capacity(b));
+        has_room(ps.slc_open)
+            || !ps.slc_free.is_empty()
+            || has_room(ps.host_open)
+            || ps.free.len() as u32 > self.host_reserve_blocks
+    }
+
+    /// The oldest full SLC-mode block of a plane, if any (the next to fold).
+    pub fn fold_candidate(&self, plane: u32) -> Option<u32> {
+        self.planes[plane as usize].slc_full.front().copied()
+    }
+
+    /// Whether the plane's SLC cache has no free block left.
+    pub fn slc_used_blocks(&self, plane: u32) -> u32 {
+        self.slc_blocks_per_plane - self.planes[plane as usize].slc_free.len() as u32
+    }
+
+    pub fn has_slc(&self) -> bool {
+        self.slc_blocks_per_plane > 0
+    }
+
+    // ---- allocation ------------------------------------------------------
+
+    /// Takes the next page of `plane` for `stream`, opening a block when needed.
+    /// Returns None when the host may not take a new block (reserve reached).
+    /// The page is pending until `commit` or `commit_relocated`.
+    pub fn alloc_page(&mut self, plane: u32, stream: Stream) -> Option<u32> {
+        let block = self.frontier(plane, stream)?;
+        let ppb = self.layout.pages_per_block;
+        let ppa = block * ppb + self.written[block as usize] as u32;
+        self.written[block as usize] += 1;
+        self.pending[block as usize] += 1;
+        if self.written[block as usize] == self.block_capacity(block) {
+            self.close_frontier(plane, block);
+        }
+        Some(ppa)
+    }
+
+    fn frontier(&mut self, plane: u32, stream: Stream) -> Option<u32> {
+        let reserve = self.host_reserve_blocks;
+        let ps = &mut self.planes[plane as usize];
+        if stream == Stream::Host && self.slc_blocks_per_plane > 0 {
+            if let Some(b) = ps.slc_open {
+                return Some(b);
+            }
+            if let Some(b) = ps.slc_free.pop_front() {
+                ps.slc_open = Some(b);
+                self.state[b as usize] = BlockState::Open;
+                return Some(b);
+            }
+        }
+        let open = match stream {
+            Stream::Host | Stream::HostNative => &mut ps.host_open,
+            Stream::Gc => &mut ps.gc_open,
+        };
+        if let Some(b) = *open {
+            return Some(b);
+        }
+        if stream != Stream::Gc && ps.free.len() as u32 <= reserve {
+            return None;
+        }
+        let b = ps.free.pop_front()?;
+        *open = Some(b);
+        self.state[b as usize] = BlockState::Open;
+        Some(b)
+    }
+
+    fn close_frontier(&mut self, plane: u32, block: u32) {
+        let ps = &mut self.planes[plane as usize];
+        for slot in [&mut ps.host_open, &mut ps.gc_open, &mut ps.slc_open] {
+            if *slot == Some(block) {
+                *slot = None;
+            }
+        }
+        self.closed_seq[block as usize] = self.seq;
+        self.settle(block);
+    }
+
+    /// A written-out block with no program in flight becomes a candidate.
+    fn settle(&mut self, block: u32) {
+        let b = block as usize;
+        if self.state[b] != BlockState::Open
+            || self.pending[b] != 0
+            || self.written[b] != self.block_capacity(block)
+        {
+            return;
+        }
+        if self.is_slc(block) {
+            self.state[b] = BlockState::Full;
+            let plane = self.layout.plane_of_block(block);
+            self.planes[plane as usize].slc_full.push_back(block);
+        } else {
+            self.state[b] = BlockState::Full;
+            self.bucket_insert(block);
+        }
+    }
+
+    // ---- mapping updates ---------------------------------------------------
+
+    /// Host data of `lpa` (at `version`) now sits at `ppa`: map it, invalidate
+    /// the previous copy.
+    pub fn commit(&mut self, lpa: u32, ppa: u32, version: u32) {
+        let old = self.fwd[lpa as usize];
+        if old != NONE {
+            self.invalidate(old);
+        }
+        self.map(lpa, ppa);
+        if let Some(ig) = &mut self.integrity {
+            ig.page_tag[ppa as usize] = tag(lpa, version);
+        }
+        self.counters.host_pages_written += 1;
+        self.seq += 1;
+        let block = self.layout.block_of(ppa);
+        self.pending[block as usize] -= 1;
+        self.settle(block);
+    }
+
+    /// A program that was allocated but whose data is no longer wanted (an
+    /// unmapped or superseded page): the page is written but holds nothing.
+    pub fn commit_stale(&mut self, ppa: u32) {
+        let block = self.layout.block_of(ppa);
+        self.pending[block as usize] -= 1;
+        self.settle(block);
+    }
+
+    fn map(&mut self, lpa: u32, ppa: u32) {
+        self.fwd[lpa as usize] = ppa;
+        self.rev[ppa as usize] = lpa;
+        let block = self.layout.block_of(ppa);
+        self.bump_valid(block, 1);
+    }
+
+    fn invalidate(&mut self, ppa: u32) {
+        self.rev[ppa as usize] = NONE;
+        let block = self.layout.block_of(ppa);
+        self.bump_valid(block, -1);
+    }
+
+    fn bump_valid(&mut self, block: u32, delta: i32) {
+        let in_bucket = self.state[block as usize] == BlockState::Full && !self.is_slc(block);
+        if in_bucket {
+            self.bucket_remove(block);
+        }
+        let v = &mut self.valid[block as usize];
+        *v = (*v as i32 + delta) as u16;
+        if in_bucket {
+            self.bucket_insert(block);
+        }
+    }
+
+    /// Unmaps a logical page (TRIM).
+    pub fn trim(&mut self, lpa: u32) {
+        let old = self.fwd[lpa as usize];
+        if old != NONE {
+            self.invalidate(old);
+            self.fwd[lpa as usize] = NONE;
+            self.counters.trims += 1;
+        }
+        if let Some(ig) = &mut self.integrity {
+            ig.expected[lpa as usize] = ig.expected[lpa as usize].wrapping_add(1);
+        }
+    }
+
+    // ---- garbage collection ------------------------------------------------
+
+    /// Moves every valid page of `victim` to the GC frontier of its plane and
+    /// marks it a victim awaiting erase. Returns the number of pages moved.
+    /// The caller checks `can_relocate` first.
+    pub fn relocate(&mut self, victim: u32) -> u32 {
+        let slc = self.is_slc(victim);
+        if slc {
+            let plane = self.layout.plane_of_block(victim);
+            let q = &mut self.planes[plane as usize].slc_full;
+            if let Some(pos) = q.iter().position(|&b| b == victim) {
+                q.remove(pos);
+            }
+        } else if self.state[victim as usize] == BlockState::Full {
+            self.bucket_remove(victim);
+        }
+        self.state[victim as usize] = BlockState::Victim;
+        let plane = self.layout.plane_of_block(victim);
+        let ppb = self.layout.pages_per_block;
+        let first = victim * ppb;
+        let mut moved = 0;
+        for ppa in first..first + self.written[victim as usize] as u32 {
+            let lpa = self.rev[ppa as usize];
+            if lpa == NONE {
+                continue;
+            }
+            let dst = self
+                .alloc_page(plane, Stream::Gc)
+                .expect("GC destination: caller checked can_relocate");
+            self.rev[ppa as usize] = NONE;
+            self.fwd[lpa as usize] = dst;
+            self.rev[dst as usize] = lpa;
+            let dst_block = self.layout.block_of(dst);
+            self.bump_valid(dst_block, 1);
+            self.pending[dst_block as usize] -= 1;
+            self.settle(dst_block);
+            if let Some(ig) = &mut self.integrity {
+                ig.page_tag[dst as usize] = ig.page_tag[ppa as usize];
+            }
+            moved += 1;
+        }
+        self.valid[victim as usize] = 0;
+        if slc {
+            self.counters.fold_pages_moved += moved as u64;
+            self.counters.folds += 1;
+        } else {
+            self.counters.gc_pages_moved += moved as u64;
+            self.counters.gc_invocations += 1;
+        }
+        moved
+    }
+
+    /// Whether the GC frontier of the plane has room for `pages` more pages.
+    pub fn can_relocate(&self, plane: u32, pages: u32) -> bool {
+        let ps = &self.planes[plane as usize];
+        let ppb = self.layout.pages_per_block;
+        let open_room = ps
+            .gc_open
+            .map_or(0, |b| ppb - self.written[b as usize] as u32);
+        open_room + ps.free.len() as u32 * ppb >= pages
+    }
+
+    /// Erases a collected victim and returns it to its free pool.
+    pub fn erase(&mut self, victim: u32) {
+        let b = victim as usize;
+        debug_assert_eq!(self.state[b], BlockState::Victim);
+        self.written[b] = 0;
+        self.valid[b] = 0;
+        self.erase_count[b] += 1;
+        self.state[b] = BlockState::Free;
+        self.counters.erases += 1;
+        let plane = self.layout.plane_of_block(victim);
+        let slc = self.is_slc(victim);
+        let ps = &mut self.planes[plane as usize];
+        if slc {
+            ps.slc_free.push_back(victim);
+        } else {
+            ps.free.push_back(victim);
+        }
+    }
+
+    // ---- buckets -------------------------------------------------------------
+
+    fn bucket_index(&self, block: u32) -> usize {
+        let plane = self.layout.plane_of_block(block) as usize;
+        plane * (self.layout.pages_per_block as usize + 1) + self.valid[block as usize] as usize
+    }
+
+    fn bucket_insert(&mut self, block: u32) {
+        let idx = self.bucket_index(block);
+        let head = self.bucket_head[idx];
+        self.next[block as usize] = head;
+        self.prev[block as usize] = NONE;
+        if head != NONE {
+            self.prev[head as usize] = block;
+        }
+        self.bucket_head[idx] = block;
+    }
+
+    fn bucket_remove(&mut self, block: u32) {
+        let (p, n) = (self.prev[block as usize], self.next[block as usize]);
+        if p != NONE {
+            self.next[p as usize] = n;
+        } else {
+            let idx = self.bucket_index(block);
+            self.bucket_head[idx] = n;
+        }
+        if n != NONE {
+            self.prev[n as usize] = p;
+        }
+        self.next[block as usize] = NONE;
+        self.prev[block as usize] = NONE;
+    }
+
+    // ---- integrity -------------------------------------------------------------
+
+    /// Next version of a logical page about to be written (0 when unchecked).
+    pub fn next_version(&mut self, lpa: u32) -> u32 {
+        match &mut self.integrity {
+            Some(ig) => {
+                let v = &mut ig.expected[lpa as usize];
+                *v = v.wrapping_add(1);
+                *v
+            }
+            None => 0,
+        }
+    }
+
+    /// Checks that the flash copy of `lpa` is the version last written.
+    pub fn verify_flash_read(&self, lpa: u32) -> Result<(), String> {
+        let Some(ig) = &self.integrity else {
+            return Ok(());
+        };
+        let ppa = self.fwd[lpa as usize];
+        let want = ig.expected[lpa as usize];
+        let got = ig.page_tag[ppa as usize];
+        if got != tag(lpa, want) {
+            return Err(format!(
+                "lpa {lpa} at ppa {ppa} holds (lpa {}, version {}), expected version {want}",
+                got >> 32,
+                got & 0xffff_ffff
+            ));
+        }
+        Ok(())
+    }
+
+    /// The full invariant check: forward and reverse maps agree, valid counts
+    /// and bucket membership are right, every mapped page holds its latest
+    /// version (when not superseded by data still in the write buffer, which
+    /// the caller lists in `buffered`).
+    pub fn check(&self, buffered: &dyn Fn(u32) -> bool) -> Result<(), String> {
+        let ppb = self.layout.pages_per_block;
+        for (lpa, &ppa) in self.fwd.iter().enumerate() {
+            if ppa == NONE {
+                continue;
+            }
+            if self.rev[ppa as usize] != lpa as u32 {
+                return Err(format!(
+                    "fwd[{lpa}] = {ppa} but rev[{ppa}] = {}",
+                    self.rev[ppa as usize]
+                ));
+            }
+            if !buffered(lpa as u32) {
+                self.verify_flash_read(lpa as u32)?;
+            }
+        }
+        let mut counted = vec![0u16; self.valid.len()];
+        for (ppa, &lpa) in self.rev.iter().enumerate() {
+            if lpa == NONE {
+                continue;
+            }
+            if self.fwd[lpa as usize] != ppa as u32 {
+                return Err(format!(
+                    "rev[{ppa}] = {lpa} but fwd[{lpa}] = {}",
+                    self.fwd[lpa as usize]
+                ));
+            }
+            let b = ppa as u32 / ppb;
+            if (ppa as u32 % ppb) as u16 >= self.written[b as usize] {
+                return Err(format!(
+                    "valid page {ppa} beyond the write pointer of block {b}"
+                ));
+            }
+            counted[b as usize] += 1;
+        }
+        for (b, &n) in counted.iter().enumerate() {
+            if n != self.valid[b] {
+                return Err(format!(
+                    "block {b}: valid count {} but {n} pages map to it",
+                    self.valid[b]
+                ));
+            }
+            if self.state[b] == BlockState::Free && self.written[b] != 0 {
+                return Err(format!(
+                    "free block {b} has {} pages written",
+                    self.written[b]
+                ));
+            }
+        }
+        for plane in 0..self.layout.planes {
+            for v in 0..=ppb as u16 {
+                for b in self.bucket(plane, v) {
+                    if self.valid[b as usize] != v || self.state[b as usize] != BlockState::Full {
+                        return Err(format!("block {b} misfiled in bucket {v} of plane {plane}"));
+                    }
+                }
+            }
+        }
+        let in_buckets: usize = (0..self.layout.planes)
+            .map(|p| {
+                (0..=ppb as u16)
+                    .map(|v| self.bucket(p, v).count())
+                    .sum::<usize>()
+            })
+            .sum();
+        let full_native = (0..self.layout.blocks)
+            .filter(|&b| self.state[b as usize] == BlockState::Full && !self.is_slc(b))
+            .count();
+        if in_buckets != full_native {
+            return Err(format!(
+                "{in_buckets} blocks in buckets but {full_native} full native blocks"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Forward-map entries in use (mapped logical pages).
+    pub fn mapped_pages(&self) -> u64 {
+        self.fwd.iter().filter(|&&p| p != NONE).count() as u64
+    }
+
+    /// Bytes held by the maps and block tables (for memory reports).
+    pub fn table_bytes(&self) -> usize {
+        (self.fwd.len() + self.rev.len()) * 4 + self.valid.len() * 40
+    }
+}
+
+#[inline]
+fn tag(lpa: u32, version: u32) -> u64 {
+    (lpa as u64) << 32 | version as u64
+}
+
+pub struct BucketIter<'a> {
+    ftl: &'a Ftl,
+    cur: u32,
+}
+
+impl Iterator for BucketIter<'_> {
+    type Item = u32;
+    fn next(&mut self) -> Option<u32> {
+        if self.cur == NONE {
+            return None;
+        }
+        let b = self.cur;
+        self.cur = self.ftl.next[b as usize];
+        Some(b)
+    }
+}

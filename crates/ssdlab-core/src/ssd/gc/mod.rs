@@ -1,0 +1,56 @@
+//! Garbage-collection victim policies. One policy, one file; `REGISTRY` maps
+//! names to constructors. When to collect (thresholds) is the device's job;
+//! a policy only picks the victim among a plane's candidates.
+
+mod cost_benefit;
+mod fifo;
+mod greedy;
+mod random;
+
+use super::ftl::Ftl;
+use rand_chacha::ChaCha8Rng;
+
+pub trait GcPolicy: Send {
+    fn name(&self) -> &'static str;
+    /// Picks a victim among `ftl.candidates(plane)` (settled full blocks with
+    /// at least one invalid page), or None when there is none.
+    fn select_victim(&mut self, ftl: &Ftl, plane: u32, rng: &mut ChaCha8Rng) -> Option<u32>;
+}
+
+pub struct PolicyEntry {
+    pub name: &'static str,
+    pub help: &'static str,
+    pub make: fn() -> Box<dyn GcPolicy>,
+}
+
+pub const REGISTRY: &[PolicyEntry] = &[
+    PolicyEntry {
+        name: "greedy",
+        help: "fewest valid pages first",
+        make: || Box::new(greedy::Greedy),
+    },
+    PolicyEntry {
+        name: "cost-benefit",
+        help: "max (1-u)/(2u) x age (Rosenblum and Ousterhout, LFS)",
+        make: || Box::new(cost_benefit::CostBenefit),
+    },
+    PolicyEntry {
+        name: "random",
+        help: "uniformly random candidate",
+        make: || Box::new(random::Random),
+    },
+    PolicyEntry {
+        name: "fifo",
+        help: "oldest closed block first (log order)",
+        make: || Box::new(fifo::Fifo),
+    },
+];
+
+pub fn policy_names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|e| e.name).collect()
+}
+
+/// Builds a policy by name; names were validated with the config.
+pub fn make_policy(name: &str) -> Option<Box<dyn GcPolicy>> {
+    REGISTRY.iter().find(|e| e.name == name).map(|e| (e.make)())
+}

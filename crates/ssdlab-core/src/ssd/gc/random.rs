@@ -1,0 +1,22 @@
+//! Random: a uniformly chosen candidate, drawn from the run's seeded RNG.
+
+use super::GcPolicy;
+use crate::ssd::ftl::Ftl;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+pub struct Random;
+
+impl GcPolicy for Random {
+    fn name(&self) -> &'static str {
+        "random"
+    }
+
+    fn select_victim(&mut self, ftl: &Ftl, plane: u32, rng: &mut ChaCha8Rng) -> Option<u32> {
+        let n = ftl.candidates(plane).count();
+        if n == 0 {
+            return None;
+        }
+        ftl.candidates(plane).nth(rng.gen_range(0..n))
+    }
+}

@@ -1,0 +1,89 @@
+//! Flat indices for the flash hierarchy. Channels → chips → dies → planes →
+//! blocks → pages are numbered so that a plane's blocks, and a block's pages,
+//! are contiguous: `ppa = block * pages_per_block + page`,
+//! `block = plane * blocks_per_plane + index`.
+
+use super::config::SsdConfig;
+
+#[derive(Debug, Clone)]
+pub struct Layout {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    pub page_size: u32,
+    pub dies: u32,
+    pub planes: u32,
+    pub blocks: u32,
+    pub physical_pages: u32,
+    pub logical_pages: u32,
+}
+
+impl Layout {
+    pub fn new(cfg: &SsdConfig) -> Layout {
+        let g = &cfg.geometry;
+        let dies = g.channels * g.chips_per_channel * g.dies_per_chip;
+        let planes = dies * g.planes_per_die;
+        let blocks = planes * g.blocks_per_plane;
+        let physical_pages = blocks * g.pages_per_block();
+        let logical_pages =
+            (physical_pages as f64 * (1.0 - cfg.ftl.over_provisioning)).floor() as u32;
+        Layout {
+            channels: g.channels,
+            chips_per_channel: g.chips_per_channel,
+            dies_per_chip: g.dies_per_chip,
+            planes_per_die: g.planes_per_die,
+            blocks_per_plane: g.blocks_per_plane,
+            pages_per_block: g.pages_per_block(),
+            page_size: g.page_size,
+            dies,
+            planes,
+            blocks,
+            physical_pages,
+            logical_pages,
+        }
+    }
+
+    #[inline]
+    pub fn block_of(&self, ppa: u32) -> u32 {
+        ppa / self.pages_per_block
+    }
+
+    #[inline]
+    pub fn plane_of_block(&self, block: u32) -> u32 {
+        block / self.blocks_per_plane
+    }
+
+    #[inline]
+    pub fn plane_of(&self, ppa: u32) -> u32 {
+        self.plane_of_block(self.block_of(ppa))
+    }
+
+    #[inline]
+    pub fn die_of_plane(&self, plane: u32) -> u32 {
+        plane / self.planes_per_die
+    }
+
+    #[inline]
+    pub fn channel_of_die(&self, die: u32) -> u32 {
+        die / (self.chips_per_channel * self.dies_per_chip)
+    }
+
+    /// Channel-first static striping (MQSim's CWDP order): consecutive logical
+    /// pages go to consecutive channels, then chips, dies and planes.
+    pub fn static_plane(&self, lpa: u32) -> u32 {
+        let c = lpa % self.channels;
+        let rest = lpa / self.channels;
+        let w = rest % self.chips_per_channel;
+        let rest = rest / self.chips_per_channel;
+        let d = rest % self.dies_per_chip;
+        let p = (rest / self.dies_per_chip) % self.planes_per_die;
+        ((c * self.chips_per_channel + w) * self.dies_per_chip + d) * self.planes_per_die + p
+    }
+
+    pub fn capacity_bytes(&self) -> u64 {
+        self.logical_pages as u64 * self.page_size as u64
+    }
+}

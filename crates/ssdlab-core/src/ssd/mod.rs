@@ -1,0 +1,9 @@
+//! The simulated NVMe SSD.
+
+pub mod buffer;
+pub mod config;
+pub mod device;
+pub mod ftl;
+pub mod gc;
+pub mod layout;
+pub mod precondition;

@@ -1,0 +1,747 @@
+//! The option table, declared as data: canonical name, aliases, value kind
+//! and a one-line help. `parse_value` turns a raw value into a typed
+//! [`Value`] according to the kind; `job.rs` stores it in the `JobSpec`.
+
+use crate::spec::{IoEngine, RandomDistribution, RwMode, SizeSpec};
+use crate::values::{self, malformed, VResult};
+
+const NS_PER_S: u64 = 1_000_000_000;
+const NS_PER_US: u64 = 1_000;
+
+/// How an option's value is written.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kind {
+    /// Free text.
+    Str,
+    /// Free text, the option may also be given alone (value "").
+    OptStr,
+    /// 0/1; alone means 1.
+    Bool,
+    /// Integer within bounds.
+    Int { min: i64, max: i64 },
+    /// Size in bytes.
+    Size,
+    /// Size in bytes or percent (`50%`).
+    SizeOrPct,
+    /// Time; `unit_ns` applies when no unit suffix is given.
+    Time { unit_ns: u64 },
+    /// Time or `lo-hi` time range.
+    TimeRange { unit_ns: u64 },
+    /// Per-direction sizes (`read,write,trim`), each at least `min` bytes.
+    PerDirSize { fields: usize, min: u64 },
+    /// Integer that must be one of the listed values.
+    IntOneOf(&'static [i64]),
+    /// Per-direction integers within bounds.
+    PerDirInt { min: i64, max: i64, fields: usize },
+    /// Per-direction size ranges (`1k-4k,8k-32k`).
+    PerDirRange,
+    /// Per-direction bssplit lists.
+    PerDirSplit,
+    /// One of a fixed set of words.
+    Choice(&'static [&'static str]),
+    /// `rw` mode with optional `:N`.
+    Rw,
+    /// `ioengine`.
+    Engine,
+    /// `random_distribution`.
+    Distribution,
+    /// `:`-separated percentiles, at most `max`.
+    Percentiles { max: usize },
+    /// Accepted and kept in the report, with no effect in the simulator.
+    Ignored,
+    /// A fio option ssdlab does not implement: rejected (never silently ignored).
+    Unsupported,
+}
+
+/// One entry of the option table.
+#[derive(Clone, Copy, Debug)]
+pub struct OptionDef {
+    pub name: &'static str,
+    pub aliases: &'static [&'static str],
+    pub kind: Kind,
+    pub help: &'static str,
+}
+
+const fn opt(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    kind: Kind,
+    help: &'static str,
+) -> OptionDef {
+    OptionDef {
+        name,
+        aliases,
+        kind,
+        help,
+    }
+}
+
+const U32: i64 = u32::MAX as i64;
+const NO: &[&str] = &[];
+const IGN: Kind = Kind::Ignored;
+const UNS: Kind = Kind::Unsupported;
+
+/// Every option the parser knows.
+pub static OPTIONS: &[OptionDef] = &[
+    // Job description
+    opt(
+        "name",
+        NO,
+        Kind::Str,
+        "job name (overrides the section name)",
+    ),
+    opt("description", NO, IGN, "free text description"),
+    opt(
+        "numjobs",
+        NO,
+        Kind::Int { min: 1, max: 4096 },
+        "number of clones of this job",
+    ),
+    opt(
+        "loops",
+        NO,
+        Kind::Int { min: 1, max: U32 },
+        "repeat the workload this many times",
+    ),
+    opt(
+        "kb_base",
+        NO,
+        Kind::IntOneOf(&[1000, 1024]),
+        "1024 (default) or 1000: meaning of k/m/g suffixes",
+    ),
+    // Time
+    opt(
+        "runtime",
+        &["timeout"],
+        Kind::Time { unit_ns: NS_PER_S },
+        "limit the run time (seconds by default)",
+    ),
+    opt(
+        "time_based",
+        NO,
+        Kind::Bool,
+        "run for the whole runtime, looping over the workload",
+    ),
+    opt(
+        "startdelay",
+        NO,
+        Kind::TimeRange { unit_ns: NS_PER_S },
+        "delay the job start (seconds by default; lo-hi range allowed)",
+    ),
+    opt(
+        "ramp_time",
+        NO,
+        Kind::Time { unit_ns: NS_PER_S },
+        "run this long before logging statistics (seconds by default)",
+    ),
+    // Target
+    opt(
+        "filename",
+        NO,
+        Kind::Str,
+        "target file or device (kept for the report)",
+    ),
+    opt(
+        "size",
+        NO,
+        Kind::SizeOrPct,
+        "total size of I/O region (bytes or %)",
+    ),
+    opt(
+        "io_size",
+        &["io_limit"],
+        Kind::SizeOrPct,
+        "amount of I/O to do (bytes or %)",
+    ),
+    opt(
+        "filesize",
+        NO,
+        Kind::SizeOrPct,
+        "size of each file (bytes or %)",
+    ),
+    opt(
+        "offset",
+        NO,
+        Kind::SizeOrPct,
+        "start offset of the region (bytes or %)",
+    ),
+    opt(
+        "offset_increment",
+        NO,
+        Kind::SizeOrPct,
+        "per-clone extra offset (bytes or %)",
+    ),
+    opt(
+        "number_ios",
+        NO,
+        Kind::Int {
+            min: 0,
+            max: i64::MAX,
+        },
+        "stop after this many I/Os",
+    ),
+    opt(
+        "ioscheduler",
+        NO,
+        Kind::Str,
+        "I/O scheduler to switch the device to",
+    ),
+    // I/O type
+    opt("direct", NO, Kind::Bool, "non-buffered (O_DIRECT) I/O"),
+    opt(
+        "buffered",
+        NO,
+        Kind::Bool,
+        "buffered I/O (the opposite of direct)",
+    ),
+    opt(
+        "rw",
+        &["readwrite"],
+        Kind::Rw,
+        "I/O pattern: read, write, trim, randread, randwrite, randtrim, rw, randrw [:N]",
+    ),
+    opt(
+        "rw_sequencer",
+        NO,
+        Kind::Choice(&["sequential", "identical"]),
+        "how the rw :N suffix changes offsets",
+    ),
+    opt(
+        "rwmixread",
+        NO,
+        Kind::Int { min: 0, max: 100 },
+        "percent of a mixed workload that reads",
+    ),
+    opt(
+        "rwmixwrite",
+        NO,
+        Kind::Int { min: 0, max: 100 },
+        "percent of a mixed workload that writes",
+    ),
+    opt(
+        "random_distribution",
+        NO,
+        Kind::Distribution,
+        "random, zipf:θ, pareto:h, normal:σ, zoned:a/r:…, zoned_abs:a/size:…",
+    ),
+    opt(
+        "norandommap",
+        NO,
+        Kind::Bool,
+        "do not track which blocks random I/O has touched",
+    ),
+    opt(
+        "randrepeat",
+        NO,
+        Kind::Bool,
+        "seed the random generator predictably (default 1)",
+    ),
+    opt(
+        "randseed",
+        NO,
+        Kind::Int {
+            min: 0,
+            max: i64::MAX,
+        },
+        "seed of the random generators",
+    ),
+    // Block size
+    opt(
+        "bs",
+        &["blocksize"],
+        Kind::PerDirSize { fields: 3, min: 1 },
+        "block size (read,write,trim)",
+    ),
+    opt(
+        "bsrange",
+        &["blocksize_range"],
+        Kind::PerDirRange,
+        "block size range lo-hi (read,write,trim)",
+    ),
+    opt(
+        "bssplit",
+        NO,
+        Kind::PerDirSplit,
+        "weighted block sizes bs/pct:bs/pct (read,write,trim)",
+    ),
+    // Engine
+    opt(
+        "ioengine",
+        NO,
+        Kind::Engine,
+        "how I/O is issued: psync (default), sync, libaio, io_uring, …",
+    ),
+    opt(
+        "iodepth",
+        NO,
+        Kind::Int { min: 1, max: 65536 },
+        "I/Os in flight (async engines)",
+    ),
+    opt(
+        "iodepth_low",
+        NO,
+        Kind::Int { min: 0, max: 65536 },
+        "low watermark before refilling the queue",
+    ),
+    opt(
+        "iodepth_batch_submit",
+        &["iodepth_batch"],
+        Kind::Int { min: 0, max: 65536 },
+        "I/Os submitted at once",
+    ),
+    opt(
+        "iodepth_batch_complete_min",
+        &["iodepth_batch_complete"],
+        Kind::Int { min: 0, max: 65536 },
+        "minimum completions reaped at once",
+    ),
+    opt(
+        "iodepth_batch_complete_max",
+        NO,
+        Kind::Int { min: 0, max: 65536 },
+        "maximum completions reaped at once",
+    ),
+    // Rate and think time
+    opt(
+        "thinktime",
+        NO,
+        Kind::Time { unit_ns: NS_PER_US },
+        "stall after completions (µs by default)",
+    ),
+    opt(
+        "thinktime_spin",
+        NO,
+        Kind::Time { unit_ns: NS_PER_US },
+        "busy-spin part of thinktime (µs by default)",
+    ),
+    opt(
+        "thinktime_blocks",
+        NO,
+        Kind::Int { min: 1, max: U32 },
+        "I/Os between think times (default 1)",
+    ),
+    opt(
+        "rate",
+        NO,
+        Kind::PerDirSize { fields: 3, min: 0 },
+        "bandwidth cap in bytes/s (read,write,trim)",
+    ),
+    opt(
+        "rate_iops",
+        NO,
+        Kind::PerDirInt {
+            min: 0,
+            max: i64::MAX,
+            fields: 3,
+        },
+        "IOPS cap (read,write,trim)",
+    ),
+    opt(
+        "rate_process",
+        NO,
+        Kind::Choice(&["linear", "poisson"]),
+        "arrival process under a rate cap",
+    ),
+    // Priorities
+    opt(
+        "prio",
+        NO,
+        Kind::Int { min: 0, max: 7 },
+        "I/O priority level 0-7 (0 highest)",
+    ),
+    opt(
+        "prioclass",
+        NO,
+        Kind::Int { min: 0, max: 3 },
+        "I/O priority class: 1 RT, 2 BE, 3 IDLE",
+    ),
+    opt(
+        "nice",
+        NO,
+        Kind::Int { min: -20, max: 19 },
+        "CPU nice value",
+    ),
+    opt(
+        "cmdprio_percentage",
+        NO,
+        Kind::PerDirInt {
+            min: 0,
+            max: 100,
+            fields: 2,
+        },
+        "percent of I/Os with a per-I/O priority (read,write)",
+    ),
+    opt(
+        "cmdprio_class",
+        NO,
+        Kind::PerDirInt {
+            min: 0,
+            max: 3,
+            fields: 2,
+        },
+        "class of prioritised I/Os (read,write)",
+    ),
+    opt(
+        "cmdprio",
+        NO,
+        Kind::PerDirInt {
+            min: 0,
+            max: 7,
+            fields: 2,
+        },
+        "level of prioritised I/Os (read,write)",
+    ),
+    // Reporting
+    opt(
+        "group_reporting",
+        NO,
+        Kind::Bool,
+        "report a group's jobs together",
+    ),
+    opt("new_group", NO, Kind::Bool, "start a new reporting group"),
+    opt(
+        "stonewall",
+        &["wait_for_previous"],
+        Kind::Bool,
+        "wait for earlier jobs, start a new group",
+    ),
+    opt(
+        "percentile_list",
+        NO,
+        Kind::Percentiles { max: 20 },
+        "completion latency percentiles, ':'-separated",
+    ),
+    opt(
+        "lat_percentiles",
+        NO,
+        Kind::Bool,
+        "report total latency percentiles",
+    ),
+    opt(
+        "clat_percentiles",
+        NO,
+        Kind::Bool,
+        "report completion latency percentiles (default 1)",
+    ),
+    opt(
+        "write_lat_log",
+        NO,
+        Kind::OptStr,
+        "write latency logs with this prefix",
+    ),
+    opt(
+        "write_bw_log",
+        NO,
+        Kind::OptStr,
+        "write bandwidth logs with this prefix",
+    ),
+    opt(
+        "write_iops_log",
+        NO,
+        Kind::OptStr,
+        "write IOPS logs with this prefix",
+    ),
+    opt(
+        "log_avg_msec",
+        NO,
+        Kind::Int { min: 0, max: U32 },
+        "average log entries over this many ms",
+    ),
+    // Accepted, no effect on the simulation
+    opt("thread", NO, IGN, "use threads instead of processes"),
+    opt(
+        "invalidate",
+        NO,
+        IGN,
+        "invalidate page cache before starting",
+    ),
+    opt("cpus_allowed", NO, IGN, "CPU affinity"),
+    opt("cpumask", NO, IGN, "CPU affinity mask"),
+    opt("cpus_allowed_policy", NO, IGN, "CPU affinity policy"),
+    opt("disable_slat", NO, IGN, "do not measure submission latency"),
+    opt("disable_clat", NO, IGN, "do not measure completion latency"),
+    opt("disable_lat", NO, IGN, "do not measure total latency"),
+    opt(
+        "disable_bw_measurement",
+        &["disable_bw"],
+        IGN,
+        "do not measure bandwidth",
+    ),
+    opt("gtod_reduce", NO, IGN, "reduce gettimeofday calls"),
+    opt("clocksource", NO, IGN, "timing clock source"),
+    opt("filename_format", NO, IGN, "generated file name format"),
+    opt("directory", NO, IGN, "directory for generated files"),
+    opt(
+        "unified_rw_reporting",
+        NO,
+        IGN,
+        "sum directions in the report",
+    ),
+    opt("per_job_logs", NO, IGN, "one log file per job"),
+    opt("log_offset", NO, IGN, "log the offset of each I/O"),
+    opt(
+        "allow_mounted_write",
+        NO,
+        IGN,
+        "allow writes to mounted devices",
+    ),
+    opt("exitall", NO, IGN, "stop all jobs when one finishes"),
+    opt("create_serialize", NO, IGN, "serialise file creation"),
+    opt(
+        "refill_buffers",
+        NO,
+        IGN,
+        "refill I/O buffers on every submit",
+    ),
+    opt("zero_buffers", NO, IGN, "zero-filled I/O buffers"),
+    opt("scramble_buffers", NO, IGN, "scramble I/O buffers"),
+    opt("unit_base", NO, IGN, "bits or bytes in reports"),
+    opt("significant_figures", NO, IGN, "precision of normal output"),
+    opt("fadvise_hint", NO, IGN, "posix_fadvise hint"),
+    // Real fio options that would change the workload but are not modelled
+    opt("verify", NO, UNS, "data verification"),
+    opt("do_verify", NO, UNS, "data verification"),
+    opt("fsync", NO, UNS, "fsync every N writes"),
+    opt("fdatasync", NO, UNS, "fdatasync every N writes"),
+    opt("end_fsync", NO, UNS, "fsync at the end"),
+    opt("sync", NO, UNS, "O_SYNC / O_DSYNC writes"),
+    opt("zonemode", NO, UNS, "zoned I/O"),
+    opt("zonesize", NO, UNS, "zoned I/O"),
+    opt("zonerange", NO, UNS, "zoned I/O"),
+    opt("zoneskip", NO, UNS, "zoned I/O"),
+    opt(
+        "bs_is_seq_rand",
+        NO,
+        UNS,
+        "read,write block sizes as seq,rand",
+    ),
+    opt("blockalign", &["ba"], UNS, "random I/O alignment"),
+    opt(
+        "blocksize_unaligned",
+        &["bs_unaligned"],
+        UNS,
+        "unaligned bsrange sizes",
+    ),
+    opt("percentage_random", NO, UNS, "mix of random and sequential"),
+    opt("random_generator", NO, UNS, "random generator choice"),
+    opt("rate_min", NO, UNS, "minimum bandwidth"),
+    opt("rate_iops_min", NO, UNS, "minimum IOPS"),
+    opt("rate_cycle", NO, UNS, "rate averaging window"),
+    opt("rate_ignore_thinktime", NO, UNS, "rate with thinktime"),
+    opt("thinktime_blocks_type", NO, UNS, "thinktime block counting"),
+    opt("thinktime_iotime", NO, UNS, "thinktime period"),
+    opt("latency_target", NO, UNS, "latency-driven queue depth"),
+    opt("latency_window", NO, UNS, "latency-driven queue depth"),
+    opt("latency_percentile", NO, UNS, "latency-driven queue depth"),
+    opt("flow", NO, UNS, "flow control between jobs"),
+    opt("flow_id", NO, UNS, "flow control between jobs"),
+    opt("trim_percentage", NO, UNS, "trims mixed into verify"),
+    opt(
+        "read_iolog",
+        NO,
+        UNS,
+        "replay an iolog (use ssdlab's trace replay)",
+    ),
+    opt("write_iolog", NO, UNS, "record an iolog"),
+    opt(
+        "iolog",
+        NO,
+        UNS,
+        "replay an iolog (use ssdlab's trace replay)",
+    ),
+    opt("replay_redirect", NO, UNS, "iolog replay target"),
+    opt("exec_prerun", NO, UNS, "run a command before the job"),
+    opt("exec_postrun", NO, UNS, "run a command after the job"),
+    opt("nrfiles", NO, UNS, "several files per job"),
+    opt("openfiles", NO, UNS, "several files per job"),
+    opt("file_service_type", NO, UNS, "several files per job"),
+    opt(
+        "cmdprio_bssplit",
+        NO,
+        UNS,
+        "per-block-size command priorities",
+    ),
+    opt("hipri", NO, UNS, "polled completions"),
+    opt("sqthread_poll", NO, UNS, "io_uring submission polling"),
+    opt("fixedbufs", NO, UNS, "io_uring fixed buffers"),
+    opt("registerfiles", NO, UNS, "io_uring registered files"),
+    opt("trimwrite", NO, UNS, "trim+write pattern"),
+    opt("steadystate", &["ss"], UNS, "steady-state detection"),
+    opt(
+        "steadystate_duration",
+        &["ss_dur"],
+        UNS,
+        "steady-state detection",
+    ),
+    opt(
+        "steadystate_ramp_time",
+        &["ss_ramp"],
+        UNS,
+        "steady-state detection",
+    ),
+];
+
+/// Look an option up by name or alias (case-sensitive, as fio does).
+pub fn find(name: &str) -> Option<&'static OptionDef> {
+    OPTIONS
+        .iter()
+        .find(|o| o.name == name || o.aliases.contains(&name))
+}
+
+/// The whole option table, for help output.
+pub fn option_table() -> &'static [OptionDef] {
+    OPTIONS
+}
+
+/// A parsed value.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Value {
+    Str(String),
+    Bool(bool),
+    Int(i64),
+    Size(u64),
+    SizeOrPct(SizeSpec),
+    Time(u64),
+    TimeRange(u64, u64),
+    PerDirU64([Option<u64>; 3]),
+    PerDirRange([Option<(u64, u64)>; 3]),
+    PerDirSplit([Option<Vec<(u64, u32)>>; 3]),
+    Choice(&'static str),
+    Rw(RwMode, Option<u64>, Option<u64>),
+    Engine(IoEngine),
+    Dist(RandomDistribution, Option<f64>),
+    Floats(Vec<f64>),
+    /// Ignored option: nothing to store.
+    Nothing,
+}
+
+fn per_dir<T>(
+    raw: &str,
+    fields: usize,
+    mut f: impl FnMut(&str) -> VResult<T>,
+) -> VResult<[Option<T>; 3]> {
+    let parts = values::split_per_dir(raw, fields)?;
+    let mut out: [Option<T>; 3] = [None, None, None];
+    for (slot, p) in out.iter_mut().zip(parts) {
+        if let Some(p) = p {
+            *slot = Some(f(p)?);
+        }
+    }
+    Ok(out)
+}
+
+/// Parse `raw` (None when the option was given without `=`) for `kind`.
+pub(crate) fn parse_value(kind: Kind, raw: Option<&str>, kb_base: u32) -> VResult<Value> {
+    let need = |raw: Option<&str>| -> VResult<String> {
+        match raw {
+            Some(v) if !v.trim().is_empty() => Ok(v.trim().to_string()),
+            _ => malformed("option needs a value"),
+        }
+    };
+    Ok(match kind {
+        Kind::Str => Value::Str(need(raw)?),
+        Kind::OptStr => Value::Str(raw.unwrap_or("").trim().to_string()),
+        Kind::Bool => match raw {
+            None => Value::Bool(true),
+            Some(v) if v.trim().is_empty() => Value::Bool(true),
+            Some(v) => Value::Bool(values::parse_bool(v)?),
+        },
+        Kind::Int { min, max } => Value::Int(values::parse_int_in(&need(raw)?, min, max)?),
+        Kind::Size => Value::Size(values::parse_size(&need(raw)?, kb_base)?),
+        Kind::SizeOrPct => Value::SizeOrPct(values::parse_size_or_pct(&need(raw)?, kb_base)?),
+        Kind::Time { unit_ns } => Value::Time(values::parse_time(&need(raw)?, unit_ns)?),
+        Kind::TimeRange { unit_ns } => {
+            let (a, b) = values::parse_time_range(&need(raw)?, unit_ns)?;
+            Value::TimeRange(a, b)
+        }
+        Kind::PerDirSize { fields, min } => Value::PerDirU64(per_dir(&need(raw)?, fields, |p| {
+            let v = values::parse_size(p, kb_base)?;
+            if v < min {
+                return values::out_of_range(format!("size '{p}' is below the minimum of {min}"));
+            }
+            Ok(v)
+        })?),
+        Kind::IntOneOf(allowed) => {
+            let v = values::parse_int(&need(raw)?)?;
+            if !allowed.contains(&v) {
+                let list: Vec<String> = allowed.iter().map(i64::to_string).collect();
+                return values::out_of_range(format!(
+                    "value {v} is not one of {}",
+                    list.join(", ")
+                ));
+            }
+            Value::Int(v)
+        }
+        Kind::PerDirInt { min, max, fields } => {
+            Value::PerDirU64(per_dir(&need(raw)?, fields, |p| {
+                values::parse_int_in(p, min, max).map(|v| v.max(0) as u64)
+            })?)
+        }
+        Kind::PerDirRange => Value::PerDirRange(per_dir(&need(raw)?, 3, |p| {
+            values::parse_size_range(p, kb_base)
+        })?),
+        Kind::PerDirSplit => Value::PerDirSplit(per_dir(&need(raw)?, 3, |p| {
+            values::parse_bssplit(p, kb_base)
+        })?),
+        Kind::Choice(words) => {
+            let v = need(raw)?.to_ascii_lowercase();
+            match words.iter().find(|w| **w == v) {
+                Some(w) => Value::Choice(w),
+                None => {
+                    return malformed(format!("value '{v}' is not one of: {}", words.join(", ")))
+                }
+            }
+        }
+        Kind::Rw => {
+            let (m, n, add) = values::parse_rw(&need(raw)?, kb_base)?;
+            Value::Rw(m, n, add)
+        }
+        Kind::Engine => Value::Engine(values::parse_engine(&need(raw)?)?),
+        Kind::Distribution => {
+            let (d, c) = values::parse_distribution(&need(raw)?, kb_base)?;
+            Value::Dist(d, c)
+        }
+        Kind::Percentiles { max } => Value::Floats(values::parse_percentiles(&need(raw)?, max)?),
+        Kind::Ignored | Kind::Unsupported => Value::Nothing,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_has_unique_names() {
+        let mut seen = std::collections::HashSet::new();
+        for o in OPTIONS {
+            assert!(seen.insert(o.name), "duplicate {}", o.name);
+            for a in o.aliases {
+                assert!(seen.insert(a), "duplicate alias {a}");
+            }
+            assert!(!o.help.is_empty());
+        }
+    }
+
+    #[test]
+    fn aliases_resolve() {
+        assert_eq!(find("readwrite").unwrap().name, "rw");
+        assert_eq!(find("blocksize").unwrap().name, "bs");
+        assert_eq!(find("timeout").unwrap().name, "runtime");
+        assert!(find("RW").is_none());
+        assert!(find("nosuch").is_none());
+    }
+
+    #[test]
+    fn flag_forms() {
+        assert_eq!(parse_value(Kind::Bool, None, 1024), Ok(Value::Bool(true)));
+        assert_eq!(
+            parse_value(Kind::Bool, Some("0"), 1024),
+            Ok(Value::Bool(false))
+        );
+        assert!(parse_value(Kind::Int { min: 1, max: 9 }, None, 1024).is_err());
+        assert_eq!(
+            parse_value(Kind::OptStr, None, 1024),
+            Ok(Value::Str(String::new()))
+        );
+    }
+}
