@@ -15,6 +15,8 @@ pub struct Entry {
     pub version: u32,
     /// A program of this page is in flight.
     pub flushing: bool,
+    /// The version that program writes.
+    pub inflight_version: u32,
     /// Written again (or trimmed) while flushing: re-flush (or drop) at commit.
     pub dirty_again: bool,
     pub trimmed: bool,

@@ -381,10 +381,22 @@ impl SsdConfig {
             );
         }
         let spare_blocks = (g.blocks_per_plane as f64 * op) as u64;
-        if spare_blocks < 3 {
+        let slc_blocks = self
+            .slc_cache
+            .as_ref()
+            .map_or(0, |c| c.blocks_per_plane as u64);
+        let native = g.blocks_per_plane as u64 - slc_blocks.min(g.blocks_per_plane as u64);
+        let reserve = ((gc.hard_threshold * native as f64).ceil() as u64).max(1);
+        // GC needs, besides the host reserve, two open frontiers and one block
+        // of invalid pages to make progress.
+        let needed = reserve + 3;
+        if spare_blocks < needed + slc_blocks {
             return err(
                 "ftl.over_provisioning",
-                format!("leaves {spare_blocks} spare blocks per plane; GC needs at least 3"),
+                format!(
+                    "leaves {} spare native blocks per plane; GC needs at least {needed}",
+                    spare_blocks.saturating_sub(slc_blocks)
+                ),
             );
         }
         if let Some(slc) = &self.slc_cache {

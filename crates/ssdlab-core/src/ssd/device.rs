@@ -395,7 +395,7 @@ impl SimSsd {
                     self.write_page(slot, lpa, now, q);
                 }
                 IoOp::Trim => {
-                    self.trim_page(lpa);
+                    self.trim_page(lpa, now, q);
                     self.page_done(slot, dram, q);
                 }
             }
@@ -458,16 +458,30 @@ impl SimSsd {
         }
     }
 
-    fn trim_page(&mut self, lpa: u32) {
+    /// Unmaps a page. A buffered copy not yet flushing is dropped (its
+    /// write-through waiters complete: the trim supersedes their data); one
+    /// being programmed is marked so that its commit maps nothing.
+    fn trim_page(&mut self, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        let mut superseded = Vec::new();
         if let Some(e) = self.buffer.entries.get_mut(&lpa) {
             if e.flushing {
                 e.trimmed = true;
                 e.dirty_again = false;
+                let inflight = e.inflight_version;
+                let (wait, done): (Vec<_>, Vec<_>) =
+                    e.waiters.drain(..).partition(|&(_, v)| v <= inflight);
+                e.waiters = wait;
+                superseded = done;
             } else {
+                superseded = std::mem::take(&mut e.waiters);
                 self.buffer.entries.remove(&lpa);
             }
         }
         self.ftl.trim(lpa);
+        for (slot, _) in superseded {
+            self.page_done(slot, now, q);
+        }
+        self.admit_waiting(now, q);
     }
 
     fn enqueue_flush(&mut self, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
@@ -774,16 +788,15 @@ impl SimSsd {
                         break;
                     }
                     let plane = die * ppd + k;
-                    if self.dies[die as usize].writes[k as usize].is_empty()
-                        || !self.ftl.can_write_host(plane)
-                    {
+                    if !self.ftl.can_write_host(plane) {
                         continue;
                     }
-                    let lpa = self.dies[die as usize].writes[k as usize]
-                        .pop_front()
-                        .unwrap();
-                    if let Some(item) = self.take_flush(lpa, plane) {
-                        items.push(item);
+                    // Skip entries that were trimmed or are already flushing.
+                    while let Some(lpa) = self.dies[die as usize].writes[k as usize].pop_front() {
+                        if let Some(item) = self.take_flush(lpa, plane) {
+                            items.push(item);
+                            break;
+                        }
                     }
                 }
             }
@@ -837,6 +850,7 @@ impl SimSsd {
         }
         e.flushing = true;
         e.dirty_again = false;
+        e.inflight_version = e.version;
         let version = e.version;
         let ppa = self
             .ftl
@@ -938,11 +952,16 @@ impl SimSsd {
         if again {
             self.enqueue_flush(lpa, now, q);
         }
+        self.admit_waiting(now, q);
+    }
+
+    /// Lets back-pressured writes into freed buffer slots, in arrival order.
+    fn admit_waiting(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
         while self.buffer.has_room() {
-            let Some((slot, wlpa)) = self.buffer.waiting.pop_front() else {
+            let Some((slot, lpa)) = self.buffer.waiting.pop_front() else {
                 break;
             };
-            self.buffer_write(slot, wlpa, now, q);
+            self.buffer_write(slot, lpa, now, q);
         }
     }
 }

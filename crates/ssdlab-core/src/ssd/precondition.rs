@@ -155,23 +155,38 @@ pub struct FunctionalWriter {
 
 impl FunctionalWriter {
     pub fn write(&mut self, ssd: &mut SimSsd, lpa: u32, rng: &mut ChaCha8Rng) {
-        let plane = match ssd.cfg.ftl.allocation {
-            Allocation::Static => ssd.layout.static_plane(lpa),
-            Allocation::Dynamic => {
-                self.rr = (self.rr + 1) % ssd.layout.planes;
-                self.rr
-            }
-        };
+        let planes = ssd.layout.planes;
         let version = ssd.ftl.next_version(lpa);
-        let ppa = loop {
-            if let Some(ppa) = ssd.ftl.alloc_page(plane, Stream::HostNative) {
-                break ppa;
+        let (plane, ppa) = match ssd.cfg.ftl.allocation {
+            Allocation::Static => {
+                let plane = ssd.layout.static_plane(lpa);
+                (
+                    plane,
+                    Self::alloc(ssd, plane, rng).expect("validated spare space"),
+                )
             }
-            if !ssd.collect_now(plane, rng) {
-                panic!("plane {plane} is full of valid data and GC cannot free a block");
-            }
+            // Round-robin, skipping a plane whose space is all valid data.
+            Allocation::Dynamic => (0..planes)
+                .find_map(|i| {
+                    let plane = (self.rr + i) % planes;
+                    Self::alloc(ssd, plane, rng).map(|ppa| (plane, ppa))
+                })
+                .expect("validated spare space"),
         };
+        self.rr = (plane + 1) % planes;
         ssd.ftl.commit(lpa, ppa, version);
         while ssd.ftl.free_blocks(plane) < ssd.soft_gc_blocks() && ssd.collect_now(plane, rng) {}
+    }
+
+    /// A host page on `plane`, collecting first if the plane is at its reserve.
+    fn alloc(ssd: &mut SimSsd, plane: u32, rng: &mut ChaCha8Rng) -> Option<u32> {
+        loop {
+            if let Some(ppa) = ssd.ftl.alloc_page(plane, Stream::HostNative) {
+                return Some(ppa);
+            }
+            if !ssd.collect_now(plane, rng) {
+                return None;
+            }
+        }
     }
 }
