@@ -88,7 +88,7 @@ fn drive(ssd: &mut SimSsd, steps: &[Step]) -> u64 {
             let (now, ev) = q.pop().unwrap();
             ssd.handle(ev, now, &mut q);
             events += 1;
-            if events % 64 == 0 {
+            if events.is_multiple_of(64) {
                 ssd.check_invariants().unwrap();
             }
         }
@@ -107,7 +107,7 @@ fn drive(ssd: &mut SimSsd, steps: &[Step]) -> u64 {
         ssd.handle(ev, now, &mut q);
         events += 1;
         assert!(events < 50_000_000, "the device does not drain");
-        if events % 64 == 0 {
+        if events.is_multiple_of(64) {
             ssd.check_invariants().unwrap();
         }
     }
