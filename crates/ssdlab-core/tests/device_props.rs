@@ -101,7 +101,7 @@ fn drive(ssd: &mut SimSsd, steps: &[Step]) -> u64 {
             pages,
             sq: (i % 3) as u16,
         };
-        ssd.submit(cmd, t.max(q.now()), &mut q);
+        ssd.submit(cmd, t.max(q.now()), &mut q).unwrap();
     }
     while let Some((now, ev)) = q.pop() {
         ssd.handle(ev, now, &mut q);

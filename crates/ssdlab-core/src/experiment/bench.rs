@@ -3,6 +3,7 @@
 
 use super::closed_loop::{ClosedLoop, LoadFigures};
 use super::peak_rss_mb;
+use crate::engine::EventQueue;
 use crate::error::InputError;
 use crate::ssd::config::SsdConfig;
 use crate::ssd::device::{DeviceCounters, IoOp, SimSsd};
@@ -69,13 +70,14 @@ pub fn run(opts: &BenchOptions) -> Result<BenchReport, InputError> {
         span,
         seed: opts.seed,
     };
+    let mut q = EventQueue::starting_at(ssd.now());
     let t1 = Instant::now();
-    let reads = load(IoOp::Read).run(&mut ssd);
+    let reads = load(IoOp::Read).run(&mut ssd, &mut q);
     let read_s = t1.elapsed().as_secs_f64();
 
     ssd.counters = Default::default();
     let t2 = Instant::now();
-    let writes = load(IoOp::Write).run(&mut ssd);
+    let writes = load(IoOp::Write).run(&mut ssd, &mut q);
     let write_s = t2.elapsed().as_secs_f64();
     let ftl = ssd.ftl.counters.clone();
     let waf = if ftl.host_pages_written > 0 {

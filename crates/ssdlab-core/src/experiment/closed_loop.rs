@@ -38,14 +38,20 @@ pub struct LoadResult {
 }
 
 impl ClosedLoop {
-    pub fn run(&self, ssd: &mut SimSsd) -> LoadResult {
-        self.run_with(ssd, |_, _| {})
+    /// Runs the load on `ssd`, driven by `q`. Events still pending when the
+    /// last request completes (flushes, GC) stay in `q` for the next run.
+    pub fn run(&self, ssd: &mut SimSsd, q: &mut EventQueue<DevEvent>) -> LoadResult {
+        self.run_with(ssd, q, |_, _| {})
     }
 
     /// Runs the load; `each` is called after every completion with the count
     /// so far (tests use it to check invariants mid-run).
-    pub fn run_with(&self, ssd: &mut SimSsd, mut each: impl FnMut(&mut SimSsd, u64)) -> LoadResult {
-        let mut q: EventQueue<DevEvent> = EventQueue::starting_at(ssd.now());
+    pub fn run_with(
+        &self,
+        ssd: &mut SimSsd,
+        q: &mut EventQueue<DevEvent>,
+        mut each: impl FnMut(&mut SimSsd, u64),
+    ) -> LoadResult {
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
         let mut hist = latency_histogram();
         let mut submitted_at: Vec<Ns> = vec![0; self.qd as usize];
@@ -65,17 +71,17 @@ impl ClosedLoop {
                 pages: 1,
                 sq: 0,
             };
-            ssd.submit(cmd, now, q);
+            ssd.submit(cmd, now, q).expect("commands inside the span");
         };
         for tag in 0..self.qd.min(self.requests as u32) {
             submitted_at[tag as usize] = start;
-            submit(ssd, &mut q, tag, start, &mut rng);
+            submit(ssd, q, tag, start, &mut rng);
             issued += 1;
         }
         let mut completions = Vec::new();
         while let Some((now, ev)) = q.pop() {
             events += 1;
-            ssd.handle(ev, now, &mut q);
+            ssd.handle(ev, now, q);
             if ssd.completions.is_empty() {
                 continue;
             }
@@ -87,7 +93,7 @@ impl ClosedLoop {
                 each(ssd, done);
                 if issued < self.requests {
                     submitted_at[tag as usize] = now;
-                    submit(ssd, &mut q, tag, now, &mut rng);
+                    submit(ssd, q, tag, now, &mut rng);
                     issued += 1;
                 }
             }

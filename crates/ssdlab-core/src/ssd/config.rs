@@ -102,7 +102,7 @@ pub struct Controller {
     pub command_ns: u64,
     /// Time to post a completion entry and raise the interrupt.
     pub completion_ns: u64,
-    /// Host link payload bandwidth in MB/s (PCIe DMA, one direction at a time).
+    /// Host link payload bandwidth in MB/s, each direction (PCIe is full duplex).
     pub link_mbs: u64,
     /// DRAM access for a buffer hit or a buffered write.
     pub dram_ns: u64,

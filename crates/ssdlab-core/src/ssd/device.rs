@@ -38,6 +38,16 @@ pub struct IoCommand {
     pub sq: u16,
 }
 
+/// A command the device cannot execute.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("command {id}: pages [{lpa}, {lpa} + {pages}) empty or outside the {logical_pages} logical pages")]
+pub struct CommandError {
+    pub id: u64,
+    pub lpa: u32,
+    pub pages: u32,
+    pub logical_pages: u32,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IoCompletion {
     pub id: u64,
@@ -110,9 +120,11 @@ enum DieOp {
     },
     /// Read data leaving the chip over the channel.
     ReadOut,
+    /// Programs in flight; the array phase is the last `array_ns` before `end`.
     Program {
         items: Vec<ProgramItem>,
         end: Ns,
+        array_ns: Ns,
     },
     Job(Job),
     /// A job stopping at its next page boundary for host I/O.
@@ -132,6 +144,8 @@ struct Die {
     paused_fold: Option<Job>,
     /// A program suspended for reads, with its remaining time.
     suspended: Option<(Vec<ProgramItem>, Ns)>,
+    /// The read admitted during the current suspension has been started.
+    suspend_read_done: bool,
 }
 
 struct Slot {
@@ -201,6 +215,7 @@ impl SimSsd {
                 paused_gc: None,
                 paused_fold: None,
                 suspended: None,
+                suspend_read_done: false,
             })
             .collect();
         let buffer = WriteBuffer::new((cfg.buffer.capacity_bytes / layout.page_size as u64) as u32);
@@ -276,12 +291,28 @@ impl SimSsd {
 
     // ---- controller ----------------------------------------------------------
 
-    /// The host rings a submission-queue doorbell.
-    pub fn submit(&mut self, cmd: IoCommand, now: Ns, q: &mut impl Timers<DevEvent>) {
+    /// The host rings a submission-queue doorbell. A command outside the
+    /// logical space, or of zero pages, is refused.
+    pub fn submit(
+        &mut self,
+        cmd: IoCommand,
+        now: Ns,
+        q: &mut impl Timers<DevEvent>,
+    ) -> Result<(), CommandError> {
+        let end = cmd.lpa as u64 + cmd.pages as u64;
+        if cmd.pages == 0 || end > self.layout.logical_pages as u64 {
+            return Err(CommandError {
+                id: cmd.id,
+                lpa: cmd.lpa,
+                pages: cmd.pages,
+                logical_pages: self.layout.logical_pages,
+            });
+        }
         self.clock = now;
         let sq = cmd.sq as usize % self.sqs.len();
         self.sqs[sq].push_back(cmd);
         self.fetch(now, q);
+        Ok(())
     }
 
     /// Fetches commands round-robin over the submission queues while the
@@ -495,19 +526,24 @@ impl SimSsd {
             }
             Allocation::Dynamic => {
                 self.global_writes.push_back(lpa);
-                // Hand it to the first idle die (channel-first order).
-                if let Some(d) = self.first_idle_die() {
+                // Offer it to the idle dies in channel-first order until one
+                // takes it (an idle die may prefer GC or have no room).
+                for d in self.idle_dies_channel_first() {
+                    if self.global_writes.is_empty() {
+                        break;
+                    }
                     self.try_start(d, now, q);
                 }
             }
         }
     }
 
-    fn first_idle_die(&self) -> Option<u32> {
+    fn idle_dies_channel_first(&self) -> Vec<u32> {
         let per_channel = self.layout.chips_per_channel * self.layout.dies_per_chip;
         (0..self.layout.dies)
             .map(|i| (i % self.layout.channels) * per_channel + i / self.layout.channels)
-            .find(|&d| matches!(self.dies[d as usize].op, DieOp::Idle))
+            .filter(|&d| matches!(self.dies[d as usize].op, DieOp::Idle))
+            .collect()
     }
 
     // ---- die scheduling --------------------------------------------------------
@@ -517,7 +553,10 @@ impl SimSsd {
         match self.dies[die as usize].op {
             DieOp::Idle => self.try_start(die, now, q),
             DieOp::Job(job) if !job.critical => self.preempt_job(die, job, now, q),
-            DieOp::Program { end, .. } if self.cfg.timing.suspend.is_some() && end > now => {
+            // Only the array phase (after the data transfer) can be suspended.
+            DieOp::Program { end, array_ns, .. }
+                if self.cfg.timing.suspend.is_some() && end > now && now + array_ns >= end =>
+            {
                 self.suspend_program(die, now, q)
             }
             _ => {}
@@ -537,13 +576,16 @@ impl SimSsd {
         if !matches!(self.dies[die as usize].op, DieOp::Idle) {
             return;
         }
-        // A suspended program admits reads only, then resumes.
+        // A suspended program admits one read operation, then resumes (a
+        // later read may suspend it again).
         if self.dies[die as usize].suspended.is_some() {
-            if !self.dies[die as usize].reads.is_empty() {
-                return self.start_read(die, now, q);
+            if self.dies[die as usize].suspend_read_done || self.dies[die as usize].reads.is_empty()
+            {
+                let (items, rem) = self.dies[die as usize].suspended.take().expect("checked");
+                return self.resume_program(die, items, rem, now, q);
             }
-            let (items, rem) = self.dies[die as usize].suspended.take().expect("checked");
-            return self.resume_program(die, items, rem, now, q);
+            self.dies[die as usize].suspend_read_done = true;
+            return self.start_read(die, now, q);
         }
         if let Some(job) = self.next_gc(die, true) {
             return self.start_job(die, job, now, q);
@@ -573,8 +615,11 @@ impl SimSsd {
     fn next_gc(&mut self, die: u32, critical: bool) -> Option<Job> {
         let reserve = self.ftl.host_reserve_blocks;
         if let Some(job) = self.dies[die as usize].paused_gc {
-            let plane = self.layout.plane_of_block(job.victim);
-            let is_critical = self.ftl.free_blocks(plane) <= reserve;
+            // Any plane of the die at its reserve makes the paused job run to
+            // its end, so that the critical job can follow it.
+            let is_critical = self
+                .planes_of(die)
+                .any(|p| self.ftl.free_blocks(p) <= reserve);
             if critical && !is_critical {
                 return None;
             }
@@ -614,9 +659,11 @@ impl SimSsd {
             let Some(victim) = self.ftl.fold_candidate(plane) else {
                 continue;
             };
-            if self.ftl.can_relocate(plane, self.ftl.valid(victim) as u32)
-                && self.ftl.free_blocks(plane) > self.soft_blocks
-            {
+            // A fold needs at most one destination block; background GC
+            // restores the soft threshold afterwards.
+            let valid = self.ftl.valid(victim) as u32;
+            let room = valid == 0 || self.ftl.free_blocks(plane) > self.ftl.host_reserve_blocks + 1;
+            if room && self.ftl.can_relocate(plane, valid) {
                 return Some(self.new_job(JobKind::Fold, victim, false));
             }
         }
@@ -836,7 +883,11 @@ impl SimSsd {
         let end = xfer_end + prog;
         let d = &mut self.dies[die as usize];
         d.gen = d.gen.wrapping_add(1);
-        d.op = DieOp::Program { items, end };
+        d.op = DieOp::Program {
+            items,
+            end,
+            array_ns: prog,
+        };
         q.schedule(end, DevEvent::DieDone { die, gen: d.gen });
         true
     }
@@ -865,12 +916,13 @@ impl SimSsd {
         if d.suspended.is_some() {
             return;
         }
-        let DieOp::Program { items, end } = std::mem::replace(&mut d.op, DieOp::Idle) else {
-            return;
+        let DieOp::Program { items, end, .. } = std::mem::replace(&mut d.op, DieOp::Idle) else {
+            unreachable!("suspend_program on a die that is not programming");
         };
         // Only the array phase can be suspended; keep the remaining time.
         let remaining = end.saturating_sub(now) + s.resume_ns;
         d.suspended = Some((items, remaining));
+        d.suspend_read_done = false;
         d.gen = d.gen.wrapping_add(1);
         self.counters.suspends += 1;
         d.op = DieOp::Suspending;
@@ -888,7 +940,11 @@ impl SimSsd {
         let end = now + remaining;
         let d = &mut self.dies[die as usize];
         d.gen = d.gen.wrapping_add(1);
-        d.op = DieOp::Program { items, end };
+        d.op = DieOp::Program {
+            items,
+            end,
+            array_ns: remaining,
+        };
         q.schedule(end, DevEvent::DieDone { die, gen: d.gen });
     }
 

@@ -1,0 +1,153 @@
+//! The figures a storage engineer checks first, derived in docs/model.md.
+
+use ssdlab_core::engine::EventQueue;
+use ssdlab_core::experiment::closed_loop::ClosedLoop;
+use ssdlab_core::ssd::config::SsdConfig;
+use ssdlab_core::ssd::device::{DevEvent, IoOp, SimSsd};
+use ssdlab_core::ssd::precondition::{precondition, Precondition};
+
+fn full_device(preset: &str) -> SimSsd {
+    let mut ssd = SimSsd::new(SsdConfig::load(preset).unwrap(), 3, false);
+    precondition(&mut ssd, &Precondition::full(), 3).unwrap();
+    ssd
+}
+
+#[test]
+fn qd1_random_read_latency_is_the_sum_of_its_parts() {
+    let mut ssd = full_device("mqsim-64g");
+    let c = ssd.cfg.clone();
+    let expected = c.controller.command_ns
+        + c.timing.flash_command_ns
+        + c.timing.read_ns
+        + ssd.page_transfer_ns()
+        + ssd.page_link_ns()
+        + c.controller.completion_ns;
+    assert_eq!(expected, 90_425, "derivation in docs/model.md");
+    let span = ssd.layout.logical_pages;
+    let mut q: EventQueue<DevEvent> = EventQueue::new();
+    let r = ClosedLoop {
+        op: IoOp::Read,
+        qd: 1,
+        requests: 2000,
+        span,
+        seed: 1,
+    }
+    .run(&mut ssd, &mut q);
+    // At QD1 the run is back to back: its length is exactly N latencies.
+    let total_ns = (r.figures.sim_time_ms * 1e6).round() as u64;
+    assert_eq!(total_ns, 2000 * expected);
+    assert!(r.histogram.equivalent(r.histogram.min(), expected));
+    assert!(r.histogram.equivalent(r.histogram.max(), expected));
+}
+
+#[test]
+fn saturated_random_reads_approach_the_channel_bound() {
+    let mut ssd = full_device("mqsim-64g");
+    // 8 channels, each moving one 4 KiB page per transfer time.
+    let channel_bound = ssd.layout.channels as f64 * 1e9 / ssd.page_transfer_ns() as f64;
+    // 64 dies, each busy command + tR + transfer per single-plane read.
+    let t = &ssd.cfg.timing;
+    let die_bound = ssd.layout.dies as f64 * 1e9
+        / (t.flash_command_ns + t.read_ns + ssd.page_transfer_ns()) as f64;
+    assert!(channel_bound < die_bound);
+    let span = ssd.layout.logical_pages;
+    let mut q: EventQueue<DevEvent> = EventQueue::new();
+    let r = ClosedLoop {
+        op: IoOp::Read,
+        qd: 1024,
+        requests: 200_000,
+        span,
+        seed: 1,
+    }
+    .run(&mut ssd, &mut q);
+    let iops = r.figures.iops;
+    assert!(
+        iops <= channel_bound * 1.001,
+        "{iops} above the channel bound {channel_bound}"
+    );
+    assert!(
+        iops >= channel_bound * 0.9,
+        "{iops} far below the channel bound {channel_bound}"
+    );
+}
+
+#[test]
+fn random_writes_on_a_full_device_run_gc_and_lose_bandwidth() {
+    let mut ssd = full_device("seed004");
+    let span = ssd.layout.logical_pages;
+    let mut q: EventQueue<DevEvent> = EventQueue::new();
+    let r = ClosedLoop {
+        op: IoOp::Write,
+        qd: 32,
+        requests: 60_000,
+        span,
+        seed: 1,
+    }
+    .run(&mut ssd, &mut q);
+    let f = &ssd.ftl.counters;
+    assert!(f.gc_invocations > 100, "GC ran: {f:?}");
+    let waf = (f.host_pages_written + f.gc_pages_moved) as f64 / f.host_pages_written as f64;
+    assert!(waf > 2.0, "WAF {waf}");
+    // Program-bound throughput without GC would be 16 planes / tPROG.
+    let no_gc_bound = 16.0 * 1e9 / ssd.cfg.timing.program_ns as f64;
+    assert!(
+        r.figures.iops < no_gc_bound / 2.0,
+        "{} vs {no_gc_bound}",
+        r.figures.iops
+    );
+}
+
+#[test]
+fn same_seed_same_figures() {
+    let run = || {
+        let mut ssd = full_device("seed004");
+        let span = ssd.layout.logical_pages;
+        let mut q: EventQueue<DevEvent> = EventQueue::new();
+        let w = ClosedLoop {
+            op: IoOp::Write,
+            qd: 16,
+            requests: 20_000,
+            span,
+            seed: 9,
+        }
+        .run(&mut ssd, &mut q);
+        let r = ClosedLoop {
+            op: IoOp::Read,
+            qd: 16,
+            requests: 20_000,
+            span,
+            seed: 9,
+        }
+        .run(&mut ssd, &mut q);
+        (
+            w.figures,
+            r.figures,
+            ssd.ftl.counters.clone(),
+            ssd.counters.clone(),
+        )
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn every_gc_policy_collects() {
+    for policy in ssdlab_core::ssd::gc::policy_names() {
+        let mut cfg = SsdConfig::load("seed004").unwrap();
+        cfg.gc.policy = policy.into();
+        cfg.geometry.blocks_per_plane = 64;
+        let mut ssd = SimSsd::new(cfg, 5, true);
+        precondition(&mut ssd, &Precondition::full(), 5).unwrap();
+        let span = ssd.layout.logical_pages;
+        let mut q: EventQueue<DevEvent> = EventQueue::new();
+        ClosedLoop {
+            op: IoOp::Write,
+            qd: 8,
+            requests: 30_000,
+            span,
+            seed: 2,
+        }
+        .run(&mut ssd, &mut q);
+        assert!(ssd.ftl.counters.gc_invocations > 0, "{policy}");
+        ssd.check_invariants().unwrap();
+    }
+}
