@@ -3,4 +3,5 @@
 pub mod engine;
 pub mod error;
 pub mod experiment;
+pub mod sched;
 pub mod ssd;

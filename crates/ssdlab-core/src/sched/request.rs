@@ -1,0 +1,68 @@
+//! The block request as a scheduler sees it.
+
+use crate::engine::Ns;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dir {
+    Read,
+    Write,
+    Discard,
+}
+
+/// I/O priority class, as `ioprio_set(2)`: NONE derives from the submitter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum IoClass {
+    None,
+    Rt,
+    Be,
+    Idle,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct IoPrio {
+    pub class: IoClass,
+    /// 0 (highest) to 7.
+    pub level: u8,
+}
+
+impl IoPrio {
+    pub const NONE: IoPrio = IoPrio {
+        class: IoClass::None,
+        level: 4,
+    };
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MergeKind {
+    /// The bio extends the request at its end.
+    Back,
+    /// The bio extends the request at its start.
+    Front,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    pub id: u64,
+    pub dir: Dir,
+    /// Start in 512-byte sectors.
+    pub sector: u64,
+    pub bytes: u32,
+    pub prio: IoPrio,
+    /// Synchronous (a reader or O_SYNC/O_DIRECT writer waits for it).
+    pub sync: bool,
+    /// Submitting job (process), for per-process policies.
+    pub job: u32,
+    /// When the request entered the block layer.
+    pub submit_ns: Ns,
+    /// When it entered the scheduler.
+    pub insert_ns: Ns,
+    /// When it was dispatched to the driver (0 until then).
+    pub dispatch_ns: Ns,
+}
+
+impl Request {
+    /// First sector after the request.
+    pub fn end_sector(&self) -> u64 {
+        self.sector + (self.bytes as u64).div_ceil(512)
+    }
+}

@@ -1,0 +1,206 @@
+//! Tunables declared as data, and spec strings that build schedulers:
+//! `name[:key=value[,key=value…]]`, e.g. `k2:max_inflight=8` or
+//! `mq-deadline:read_expire=500ms,fifo_batch=8`.
+
+use super::{entry, Scheduler, REGISTRY};
+use std::collections::BTreeMap;
+use thiserror::Error;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TunableKind {
+    /// An integer in [min, max].
+    Int {
+        min: i64,
+        max: i64,
+    },
+    /// A duration in ns in [min, max]; accepts ns/us/ms/s suffixes (bare
+    /// numbers are in `unit_ns`, as the kernel's sysfs attribute is).
+    Duration {
+        min: i64,
+        max: i64,
+        unit_ns: i64,
+    },
+    Bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tunable {
+    pub name: &'static str,
+    pub kind: TunableKind,
+    /// Default value (ns for durations, 0/1 for booleans).
+    pub default: i64,
+    pub help: &'static str,
+}
+
+/// Resolved tunable values of one scheduler instance.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Tunables {
+    values: BTreeMap<&'static str, i64>,
+}
+
+impl Tunables {
+    /// The value of a declared tunable (defaults filled in).
+    pub fn get(&self, name: &str) -> i64 {
+        *self
+            .values
+            .get(name)
+            .unwrap_or_else(|| panic!("undeclared tunable {name}"))
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, i64)> + '_ {
+        self.values.iter().map(|(k, v)| (*k, *v))
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SpecError {
+    #[error("unknown scheduler '{name}' (known: {known})")]
+    UnknownScheduler { name: String, known: String },
+    #[error("scheduler '{scheduler}' has no tunable '{name}' (tunables: {known})")]
+    UnknownTunable {
+        scheduler: String,
+        name: String,
+        known: String,
+    },
+    #[error("scheduler '{scheduler}': tunable '{name}': {message}")]
+    BadValue {
+        scheduler: String,
+        name: String,
+        message: String,
+    },
+    #[error("malformed scheduler spec '{spec}': {message}")]
+    Malformed { spec: String, message: String },
+}
+
+/// Builds a scheduler from a spec string.
+pub fn build(spec: &str) -> Result<Box<dyn Scheduler>, SpecError> {
+    let (name, tunables) = parse(spec)?;
+    Ok((entry(&name).expect("parse checked the name").make)(
+        &tunables,
+    ))
+}
+
+/// Parses and validates a spec string into a scheduler name and its tunables.
+pub fn parse(spec: &str) -> Result<(String, Tunables), SpecError> {
+    let spec = spec.trim();
+    let (name, rest) = spec.split_once(':').unwrap_or((spec, ""));
+    let e = entry(name).ok_or_else(|| SpecError::UnknownScheduler {
+        name: name.to_string(),
+        known: REGISTRY
+            .iter()
+            .map(|e| e.name)
+            .collect::<Vec<_>>()
+            .join(", "),
+    })?;
+    let mut values: BTreeMap<&'static str, i64> =
+        e.tunables.iter().map(|t| (t.name, t.default)).collect();
+    for pair in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').ok_or_else(|| SpecError::Malformed {
+            spec: spec.to_string(),
+            message: format!("'{pair}' is not key=value"),
+        })?;
+        let (k, v) = (k.trim(), v.trim());
+        let t =
+            e.tunables
+                .iter()
+                .find(|t| t.name == k)
+                .ok_or_else(|| SpecError::UnknownTunable {
+                    scheduler: name.to_string(),
+                    name: k.to_string(),
+                    known: if e.tunables.is_empty() {
+                        "none".to_string()
+                    } else {
+                        e.tunables
+                            .iter()
+                            .map(|t| t.name)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    },
+                })?;
+        let value = parse_value(t, v).map_err(|message| SpecError::BadValue {
+            scheduler: name.to_string(),
+            name: k.to_string(),
+            message,
+        })?;
+        values.insert(t.name, value);
+    }
+    Ok((name.to_string(), Tunables { values }))
+}
+
+fn parse_value(t: &Tunable, v: &str) -> Result<i64, String> {
+    match t.kind {
+        TunableKind::Bool => match v {
+            "1" | "true" | "on" | "yes" => Ok(1),
+            "0" | "false" | "off" | "no" => Ok(0),
+            _ => Err(format!("'{v}' is not a boolean (0/1, true/false)")),
+        },
+        TunableKind::Int { min, max } => {
+            let n: i64 = v.parse().map_err(|_| format!("'{v}' is not an integer"))?;
+            in_range(n, min, max, v)
+        }
+        TunableKind::Duration { min, max, unit_ns } => {
+            let n = parse_duration_ns(v, unit_ns)?;
+            in_range(n, min, max, v)
+        }
+    }
+}
+
+fn in_range(n: i64, min: i64, max: i64, v: &str) -> Result<i64, String> {
+    if n < min || n > max {
+        return Err(format!("{v} is outside [{min}, {max}]"));
+    }
+    Ok(n)
+}
+
+/// `500ms`, `2.5us`, `10s`, `100` (in `unit_ns`) → ns.
+pub fn parse_duration_ns(v: &str, unit_ns: i64) -> Result<i64, String> {
+    let split = v.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(v.len());
+    let (num, unit) = v.split_at(split);
+    let mult = match unit {
+        "" => unit_ns as f64,
+        "ns" => 1.0,
+        "us" | "usec" => 1e3,
+        "ms" | "msec" => 1e6,
+        "s" | "sec" => 1e9,
+        _ => return Err(format!("unknown time unit '{unit}' (ns, us, ms, s)")),
+    };
+    let x: f64 = num
+        .parse()
+        .map_err(|_| format!("'{v}' is not a duration"))?;
+    let ns = x * mult;
+    if !ns.is_finite() || ns < 0.0 || ns > i64::MAX as f64 {
+        return Err(format!("'{v}' is not a valid duration"));
+    }
+    Ok(ns.round() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration_ns("500ms", 1), Ok(500_000_000));
+        assert_eq!(parse_duration_ns("2.5us", 1), Ok(2_500));
+        assert_eq!(parse_duration_ns("7", 1_000_000), Ok(7_000_000));
+        assert!(parse_duration_ns("5 parsecs", 1).is_err());
+        assert!(parse_duration_ns("-1ms", 1).is_err());
+    }
+
+    #[test]
+    fn unknown_names_are_errors() {
+        assert!(matches!(
+            build("nope"),
+            Err(SpecError::UnknownScheduler { .. })
+        ));
+        assert!(matches!(
+            build("none:depth=3"),
+            Err(SpecError::UnknownTunable { .. })
+        ));
+        assert!(matches!(
+            build("none:depth"),
+            Err(SpecError::Malformed { .. })
+        ));
+        assert_eq!(build("none").unwrap().name(), "none");
+    }
+}
