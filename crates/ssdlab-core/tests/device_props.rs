@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use ssdlab_core::engine::EventQueue;
-use ssdlab_core::ssd::config::{Allocation, SlcCache, SsdConfig, Suspend};
+use ssdlab_core::ssd::config::{SlcCache, SsdConfig, Suspend};
 use ssdlab_core::ssd::device::{DevEvent, IoCommand, IoOp, SimSsd};
 use ssdlab_core::ssd::precondition::{precondition, Pattern, Precondition};
 
@@ -22,9 +22,9 @@ fn tiny(variant: u8, policy: &str) -> SsdConfig {
     cfg.gc.hard_threshold = 0.05;
     cfg.timing.multi_plane = variant & 1 != 0;
     cfg.ftl.allocation = if variant & 2 != 0 {
-        Allocation::Dynamic
+        "dynamic".into()
     } else {
-        Allocation::Static
+        "static".into()
     };
     cfg.buffer.capacity_bytes = if variant & 4 != 0 { 0 } else { 8 * 4096 };
     if variant & 8 != 0 {

@@ -150,28 +150,20 @@ pub struct SlcCache {
     pub erase_ns: u64,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum Allocation {
-    /// Plane fixed by the logical page, channel first (MQSim's CWDP).
-    Static,
-    /// The next flush goes to whichever die is free first.
-    Dynamic,
-}
-
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Ftl {
     /// Spare share of the physical space: logical = physical × (1 − op).
     pub over_provisioning: f64,
-    pub allocation: Allocation,
+    /// Page-allocation policy name (`static`, `dynamic`).
+    pub allocation: String,
 }
 
 impl Default for Ftl {
     fn default() -> Self {
         Ftl {
             over_provisioning: 0.07,
-            allocation: Allocation::Static,
+            allocation: "static".into(),
         }
     }
 }
@@ -353,6 +345,17 @@ impl SsdConfig {
         let op = self.ftl.over_provisioning;
         if !(op > 0.0 && op < 0.9) {
             return err("ftl.over_provisioning", format!("{op} is outside (0, 0.9)"));
+        }
+        let names = crate::ssd::alloc::policy_names();
+        if !names.contains(&self.ftl.allocation.as_str()) {
+            return err(
+                "ftl.allocation",
+                format!(
+                    "unknown policy '{}' (known: {})",
+                    self.ftl.allocation,
+                    names.join(", ")
+                ),
+            );
         }
         let gc = &self.gc;
         if crate::ssd::gc::policy_names()

@@ -10,8 +10,9 @@
 //! critical GC (a plane at its reserve) > host reads > GC > host programs >
 //! SLC folding.
 
+use super::alloc::{make_policy as make_allocation, AllocationPolicy};
 use super::buffer::WriteBuffer;
-use super::config::{Allocation, SsdConfig};
+use super::config::SsdConfig;
 use super::ftl::{Ftl, Stream, NONE};
 use super::gc::{make_policy, GcPolicy};
 use super::layout::Layout;
@@ -138,8 +139,6 @@ struct Die {
     op: DieOp,
     gen: u32,
     reads: VecDeque<ReadTx>,
-    /// Static allocation: flush queue per plane of the die.
-    writes: Vec<VecDeque<u32>>,
     paused_gc: Option<Job>,
     paused_fold: Option<Job>,
     /// A program suspended for reads, with its remaining time.
@@ -166,8 +165,11 @@ pub struct SimSsd {
     pub buffer: WriteBuffer,
     dies: Vec<Die>,
     channel_busy: Vec<Ns>,
-    /// Dynamic allocation: one flush queue for the whole device.
-    global_writes: VecDeque<u32>,
+    allocation: Box<dyn AllocationPolicy>,
+    /// Pages waiting to be flushed to their home plane.
+    plane_flushes: Vec<VecDeque<u32>>,
+    /// Pages waiting to be flushed to any plane.
+    shared_flushes: VecDeque<u32>,
     sqs: Vec<VecDeque<IoCommand>>,
     rr: usize,
     outstanding: u32,
@@ -211,7 +213,6 @@ impl SimSsd {
                 op: DieOp::Idle,
                 gen: 0,
                 reads: VecDeque::new(),
-                writes: vec![VecDeque::new(); layout.planes_per_die as usize],
                 paused_gc: None,
                 paused_fold: None,
                 suspended: None,
@@ -225,7 +226,10 @@ impl SimSsd {
             buffer,
             dies,
             channel_busy: vec![0; layout.channels as usize],
-            global_writes: VecDeque::new(),
+            allocation: make_allocation(&cfg.ftl.allocation, &layout)
+                .expect("validated allocation name"),
+            plane_flushes: vec![VecDeque::new(); layout.planes as usize],
+            shared_flushes: VecDeque::new(),
             sqs: vec![VecDeque::new(); cfg.controller.submission_queues as usize],
             rr: 0,
             outstanding: 0,
@@ -516,20 +520,17 @@ impl SimSsd {
     }
 
     fn enqueue_flush(&mut self, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
-        match self.cfg.ftl.allocation {
-            Allocation::Static => {
-                let plane = self.layout.static_plane(lpa);
-                let die = self.layout.die_of_plane(plane);
-                let idx = (plane % self.layout.planes_per_die) as usize;
-                self.dies[die as usize].writes[idx].push_back(lpa);
-                self.wake_for_write(die, now, q);
+        match self.allocation.home_plane(lpa) {
+            Some(plane) => {
+                self.plane_flushes[plane as usize].push_back(lpa);
+                self.wake_for_write(self.layout.die_of_plane(plane), now, q);
             }
-            Allocation::Dynamic => {
-                self.global_writes.push_back(lpa);
+            None => {
+                self.shared_flushes.push_back(lpa);
                 // Offer it to the idle dies in channel-first order until one
                 // takes it (an idle die may prefer GC or have no room).
                 for d in self.idle_dies_channel_first() {
-                    if self.global_writes.is_empty() {
+                    if self.shared_flushes.is_empty() {
                         break;
                     }
                     self.try_start(d, now, q);
@@ -827,41 +828,15 @@ impl SimSsd {
             1
         };
         let mut items = Vec::new();
-        match self.cfg.ftl.allocation {
-            Allocation::Static => {
-                let ppd = self.layout.planes_per_die;
-                for k in 0..ppd {
-                    if items.len() == max {
-                        break;
-                    }
-                    let plane = die * ppd + k;
-                    if !self.ftl.can_write_host(plane) {
-                        continue;
-                    }
-                    // Skip entries that were trimmed or are already flushing.
-                    while let Some(lpa) = self.dies[die as usize].writes[k as usize].pop_front() {
-                        if let Some(item) = self.take_flush(lpa, plane) {
-                            items.push(item);
-                            break;
-                        }
-                    }
-                }
+        for plane in self.planes_of(die) {
+            if items.len() == max {
+                break;
             }
-            Allocation::Dynamic => {
-                for plane in self.planes_of(die) {
-                    if items.len() == max {
-                        break;
-                    }
-                    if !self.ftl.can_write_host(plane) {
-                        continue;
-                    }
-                    while let Some(lpa) = self.global_writes.pop_front() {
-                        if let Some(item) = self.take_flush(lpa, plane) {
-                            items.push(item);
-                            break;
-                        }
-                    }
-                }
+            if !self.ftl.can_write_host(plane) {
+                continue;
+            }
+            if let Some(item) = self.next_flush(plane) {
+                items.push(item);
             }
         }
         if items.is_empty() {
@@ -890,6 +865,22 @@ impl SimSsd {
         };
         q.schedule(end, DevEvent::DieDone { die, gen: d.gen });
         true
+    }
+
+    /// The next page to program on `plane`: its own queue first, then the
+    /// shared one. Entries trimmed or already flushing are dropped.
+    fn next_flush(&mut self, plane: u32) -> Option<ProgramItem> {
+        while let Some(lpa) = self.plane_flushes[plane as usize].pop_front() {
+            if let Some(item) = self.take_flush(lpa, plane) {
+                return Some(item);
+            }
+        }
+        while let Some(lpa) = self.shared_flushes.pop_front() {
+            if let Some(item) = self.take_flush(lpa, plane) {
+                return Some(item);
+            }
+        }
+        None
     }
 
     /// Marks the buffered page as flushing and allocates its flash page.
@@ -1023,6 +1014,11 @@ impl SimSsd {
 }
 
 impl SimSsd {
+    /// The plane a page must go to under the allocation policy, if any.
+    pub fn home_plane(&self, lpa: u32) -> Option<u32> {
+        self.allocation.home_plane(lpa)
+    }
+
     /// Untimed GC of one victim of `plane` (preconditioning). False when the
     /// plane has no collectable block.
     pub fn collect_now(&mut self, plane: u32, rng: &mut ChaCha8Rng) -> bool {

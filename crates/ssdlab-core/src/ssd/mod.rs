@@ -1,5 +1,6 @@
 //! The simulated NVMe SSD.
 
+pub mod alloc;
 pub mod buffer;
 pub mod config;
 pub mod device;

@@ -7,7 +7,6 @@
 //! down to its GC threshold (the point where the timed device's background GC
 //! holds it).
 
-use super::config::Allocation;
 use super::device::SimSsd;
 use super::ftl::Stream;
 use crate::error::InputError;
@@ -157,16 +156,13 @@ impl FunctionalWriter {
     pub fn write(&mut self, ssd: &mut SimSsd, lpa: u32, rng: &mut ChaCha8Rng) {
         let planes = ssd.layout.planes;
         let version = ssd.ftl.next_version(lpa);
-        let (plane, ppa) = match ssd.cfg.ftl.allocation {
-            Allocation::Static => {
-                let plane = ssd.layout.static_plane(lpa);
-                (
-                    plane,
-                    Self::alloc(ssd, plane, rng).expect("validated spare space"),
-                )
-            }
+        let (plane, ppa) = match ssd.home_plane(lpa) {
+            Some(plane) => (
+                plane,
+                Self::alloc(ssd, plane, rng).expect("validated spare space"),
+            ),
             // Round-robin, skipping a plane whose space is all valid data.
-            Allocation::Dynamic => (0..planes)
+            None => (0..planes)
                 .find_map(|i| {
                     let plane = (self.rr + i) % planes;
                     Self::alloc(ssd, plane, rng).map(|ppa| (plane, ppa))

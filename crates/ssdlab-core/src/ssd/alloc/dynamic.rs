@@ -1,0 +1,22 @@
+//! `dynamic`: a flush goes to whichever die takes it first, i.e. to the least
+//! busy plane.
+
+use super::{AllocationEntry, AllocationPolicy};
+
+pub const ENTRY: AllocationEntry = AllocationEntry {
+    name: "dynamic",
+    help: "each flush to the first die free to take it (least busy plane)",
+    make: |_| Box::new(Dynamic),
+};
+
+pub struct Dynamic;
+
+impl AllocationPolicy for Dynamic {
+    fn name(&self) -> &'static str {
+        "dynamic"
+    }
+
+    fn home_plane(&self, _lpa: u32) -> Option<u32> {
+        None
+    }
+}

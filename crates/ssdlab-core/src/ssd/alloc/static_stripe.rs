@@ -1,0 +1,29 @@
+//! `static`: the plane is fixed by the logical page, channel first, then chip,
+//! die and plane (MQSim's CWDP static allocation).
+
+use super::{AllocationEntry, AllocationPolicy};
+use crate::ssd::layout::Layout;
+
+pub const ENTRY: AllocationEntry = AllocationEntry {
+    name: "static",
+    help: "plane fixed by the logical page, channel-first striping (MQSim CWDP)",
+    make: |layout| {
+        Box::new(StaticStripe {
+            layout: layout.clone(),
+        })
+    },
+};
+
+pub struct StaticStripe {
+    layout: Layout,
+}
+
+impl AllocationPolicy for StaticStripe {
+    fn name(&self) -> &'static str {
+        "static"
+    }
+
+    fn home_plane(&self, lpa: u32) -> Option<u32> {
+        Some(self.layout.static_plane(lpa))
+    }
+}
