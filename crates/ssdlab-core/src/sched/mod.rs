@@ -8,6 +8,10 @@
 //!
 //! One policy, one file; `REGISTRY` maps names to constructors.
 
+mod k2;
+mod k2_budget;
+mod kyber;
+mod mq_deadline;
 mod none;
 pub mod request;
 pub mod spec;
@@ -64,7 +68,13 @@ pub struct SchedulerEntry {
     pub make: fn(&Tunables) -> Box<dyn Scheduler>,
 }
 
-pub const REGISTRY: &[SchedulerEntry] = &[none::ENTRY];
+pub const REGISTRY: &[SchedulerEntry] = &[
+    none::ENTRY,
+    mq_deadline::ENTRY,
+    kyber::ENTRY,
+    k2::ENTRY,
+    k2_budget::ENTRY,
+];
 
 pub fn entry(name: &str) -> Option<&'static SchedulerEntry> {
     REGISTRY.iter().find(|e| e.name == name)
