@@ -29,6 +29,7 @@
 
 mod assemble;
 mod error;
+pub mod generator;
 mod ini;
 mod job;
 mod options;
@@ -39,6 +40,7 @@ use std::path::{Path, PathBuf};
 
 pub use assemble::MAX_JOBS;
 pub use error::{ErrorKind, FioError};
+pub use generator::{GeneratorError, IoDir, IoGenerator, IoUnit};
 pub use options::{find as find_option, option_table, Kind as OptionKind, OptionDef};
 pub use spec::{
     IgnoredOption, IoEngine, JobFile, JobSpec, PerDir, PrioClass, RandomDistribution, RateProcess,
