@@ -249,7 +249,7 @@ impl Scheduler for Kyber {
 
     fn bio_merge(&mut self, bio: &Request, max_bytes: u32) -> Option<(u64, MergeKind)> {
         let q = &mut self.queues[domain_of(bio.dir)];
-        super::k2::merge_into_fifo(q, bio, max_bytes, MERGE_CHECKS)
+        super::merge::merge_into_fifo(q, bio, max_bytes, MERGE_CHECKS)
     }
 
     fn next_timer(&self) -> Option<Ns> {

@@ -11,6 +11,7 @@
 mod k2;
 mod k2_budget;
 mod kyber;
+mod merge;
 mod mq_deadline;
 mod none;
 pub mod request;

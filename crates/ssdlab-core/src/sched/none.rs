@@ -1,7 +1,7 @@
 //! `none`: no host reordering. Requests go to the driver in FIFO order as
 //! tags allow (block/blk-mq-sched.c bypass path).
 
-use super::{Request, Scheduler, SchedulerEntry};
+use super::{MergeKind, Request, Scheduler, SchedulerEntry};
 use crate::engine::Ns;
 use std::collections::VecDeque;
 
@@ -35,6 +35,13 @@ impl Scheduler for NoneSched {
     }
 
     fn completed(&mut self, _rq: &Request, _now: Ns) {}
+
+    /// Requests wait here only while the hardware queue is full; a bio may
+    /// join one of the last eight, as blk_bio_list_merge does on the
+    /// software queue.
+    fn bio_merge(&mut self, bio: &Request, max_bytes: u32) -> Option<(u64, MergeKind)> {
+        super::merge::merge_into_fifo(&mut self.fifo, bio, max_bytes, 8)
+    }
 
     fn queued(&self) -> usize {
         self.fifo.len()
