@@ -3,5 +3,6 @@
 pub mod engine;
 pub mod error;
 pub mod experiment;
+pub mod host;
 pub mod sched;
 pub mod ssd;

@@ -1,0 +1,351 @@
+//! The blk-mq request path: bio → (merge | tag + request) → scheduler →
+//! dispatch on a hardware queue → device → completion → bios end.
+
+use super::config::HostConfig;
+use crate::engine::{Ns, Timers};
+use crate::sched::{Dir, IoPrio, Request, Scheduler};
+use crate::ssd::device::{DevEvent, IoCommand, IoCompletion, IoOp, SimSsd};
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// One I/O as a job submits it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bio {
+    pub id: u64,
+    pub job: u32,
+    pub dir: Dir,
+    /// Start in 512-byte sectors.
+    pub sector: u64,
+    pub bytes: u32,
+    pub prio: IoPrio,
+    pub sync: bool,
+    /// When the job issued it (before the submission cost).
+    pub issue_ns: Ns,
+    /// When it entered the block layer.
+    pub submit_ns: Ns,
+}
+
+/// A bio has ended; the job sees it at `time`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BioDone {
+    pub bio: Bio,
+    pub time: Ns,
+}
+
+/// The host layer's own events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostEvent {
+    /// The driver rings the doorbell for a dispatched request.
+    DeviceSubmit(u64),
+    /// Completion processing of a request ends.
+    RequestDone(u64),
+    /// The scheduler's timer (stale generations are ignored).
+    SchedTimer(u64),
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct HostCounters {
+    pub bios: u64,
+    pub requests: u64,
+    pub merges: u64,
+    pub tag_waits: u64,
+    pub dispatched: u64,
+}
+
+struct Tracked {
+    bios: Vec<Bio>,
+    hq: u32,
+    /// Set once dispatched.
+    rq: Option<Request>,
+}
+
+pub struct BlockLayer {
+    cfg: HostConfig,
+    sched: Box<dyn Scheduler>,
+    tags_per_hq: u32,
+    tags_used: Vec<u32>,
+    tag_waiters: Vec<VecDeque<Bio>>,
+    device_inflight: Vec<u32>,
+    cpu_busy: Vec<Ns>,
+    tracked: FxHashMap<u64, Tracked>,
+    next_rid: u64,
+    timer_gen: u64,
+    timer_at: Option<Ns>,
+    page_size: u64,
+    logical_pages: u64,
+    /// Bios ended since the caller last drained this.
+    pub done: Vec<BioDone>,
+    pub counters: HostCounters,
+}
+
+impl BlockLayer {
+    pub fn new(cfg: HostConfig, sched: Box<dyn Scheduler>, dev: &SimSsd) -> BlockLayer {
+        let hqs = cfg.hw_queues as usize;
+        BlockLayer {
+            tags_per_hq: cfg.tags_for(sched.name()),
+            tags_used: vec![0; hqs],
+            tag_waiters: vec![VecDeque::new(); hqs],
+            device_inflight: vec![0; hqs],
+            cpu_busy: vec![0; hqs],
+            tracked: FxHashMap::default(),
+            next_rid: 1,
+            timer_gen: 0,
+            timer_at: None,
+            page_size: dev.layout.page_size as u64,
+            logical_pages: dev.layout.logical_pages as u64,
+            done: Vec::new(),
+            counters: HostCounters::default(),
+            sched,
+            cfg,
+        }
+    }
+
+    pub fn scheduler_name(&self) -> &'static str {
+        self.sched.name()
+    }
+
+    pub fn config(&self) -> &HostConfig {
+        &self.cfg
+    }
+
+    /// Bytes the device holds (for workload regions).
+    pub fn device_bytes(&self) -> u64 {
+        self.logical_pages * self.page_size
+    }
+
+    /// Requests at the device, over all hardware queues.
+    pub fn device_inflight(&self) -> u32 {
+        self.device_inflight.iter().sum()
+    }
+
+    /// Requests tracked (queued or in flight) and bios waiting for a tag.
+    pub fn pending(&self) -> (usize, usize) {
+        (
+            self.tracked.len(),
+            self.tag_waiters.iter().map(VecDeque::len).sum(),
+        )
+    }
+
+    /// Whether nothing is queued, waiting or in flight.
+    pub fn is_idle(&self) -> bool {
+        self.tracked.is_empty() && self.tag_waiters.iter().all(|w| w.is_empty())
+    }
+
+    fn hq_of(&self, bio: &Bio) -> u32 {
+        bio.job % self.cfg.hw_queues
+    }
+
+    /// A bio enters the block layer at `now` (its submission cost paid).
+    /// Returns false when it waits for a tag (the submitter is blocked).
+    pub fn submit_bio<Q: Timers<HostEvent>>(&mut self, mut bio: Bio, now: Ns, q: &mut Q) -> bool {
+        bio.submit_ns = now;
+        self.counters.bios += 1;
+        if self.try_merge(&bio) {
+            return true;
+        }
+        let hq = self.hq_of(&bio);
+        if !self.tag_waiters[hq as usize].is_empty() || !self.tag_free(&bio, hq) {
+            self.counters.tag_waits += 1;
+            self.tag_waiters[hq as usize].push_back(bio);
+            return false;
+        }
+        self.start_request(bio, hq, now);
+        self.run_queues(now, q);
+        true
+    }
+
+    fn tag_free(&self, bio: &Bio, hq: u32) -> bool {
+        let limit = self
+            .sched
+            .limit_depth(bio.dir, bio.sync, self.tags_per_hq)
+            .unwrap_or(self.tags_per_hq)
+            .clamp(1, self.tags_per_hq);
+        self.tags_used[hq as usize] < limit
+    }
+
+    fn try_merge(&mut self, bio: &Bio) -> bool {
+        if !self.cfg.merges {
+            return false;
+        }
+        let probe = request_of(bio, 0, 0);
+        let Some((rid, _kind)) = self.sched.bio_merge(&probe, self.cfg.max_request_bytes) else {
+            return false;
+        };
+        let t = self
+            .tracked
+            .get_mut(&rid)
+            .expect("merged into a tracked request");
+        t.bios.push(bio.clone());
+        self.counters.merges += 1;
+        true
+    }
+
+    fn start_request(&mut self, bio: Bio, hq: u32, now: Ns) {
+        self.tags_used[hq as usize] += 1;
+        let rid = self.next_rid;
+        self.next_rid += 1;
+        self.counters.requests += 1;
+        let rq = request_of(&bio, rid, now);
+        self.tracked.insert(
+            rid,
+            Tracked {
+                bios: vec![bio],
+                hq,
+                rq: None,
+            },
+        );
+        self.sched.insert(rq, now);
+    }
+
+    /// Dispatches while a hardware queue has a free driver tag and the
+    /// scheduler has work. Dispatch is serial on each queue's CPU.
+    fn run_queues<Q: Timers<HostEvent>>(&mut self, now: Ns, q: &mut Q) {
+        for hq in 0..self.cfg.hw_queues as usize {
+            while self.device_inflight[hq] < self.cfg.hw_queue_depth && self.sched.has_work() {
+                let Some(mut rq) = self.sched.dispatch(now) else {
+                    break;
+                };
+                let t = self
+                    .tracked
+                    .get_mut(&rq.id)
+                    .expect("dispatched request is tracked");
+                let start = self.cpu_busy[hq].max(now);
+                self.cpu_busy[hq] = start + self.cfg.costs.dispatch_ns;
+                rq.dispatch_ns = self.cpu_busy[hq];
+                let at = rq.dispatch_ns;
+                let rid = rq.id;
+                t.hq = hq as u32;
+                t.rq = Some(rq);
+                self.device_inflight[hq] += 1;
+                self.counters.dispatched += 1;
+                q.schedule(at, HostEvent::DeviceSubmit(rid));
+            }
+        }
+        self.arm_timer(now, q);
+    }
+
+    fn arm_timer<Q: Timers<HostEvent>>(&mut self, now: Ns, q: &mut Q) {
+        if let Some(t) = self.sched.next_timer() {
+            let t = t.max(now);
+            if self.timer_at.is_none_or(|cur| t < cur) {
+                self.timer_gen += 1;
+                self.timer_at = Some(t);
+                q.schedule(t, HostEvent::SchedTimer(self.timer_gen));
+            }
+        }
+    }
+
+    pub fn handle<Q>(&mut self, ev: HostEvent, now: Ns, dev: &mut SimSsd, q: &mut Q)
+    where
+        Q: Timers<HostEvent> + Timers<DevEvent>,
+    {
+        match ev {
+            HostEvent::DeviceSubmit(rid) => self.device_submit(rid, now, dev, q),
+            HostEvent::RequestDone(rid) => self.request_done(rid, now, q),
+            HostEvent::SchedTimer(gen) => {
+                if gen == self.timer_gen {
+                    self.timer_at = None;
+                    self.sched.on_timer(now);
+                    self.run_queues(now, q);
+                }
+            }
+        }
+    }
+
+    fn device_submit<Q>(&mut self, rid: u64, now: Ns, dev: &mut SimSsd, q: &mut Q)
+    where
+        Q: Timers<HostEvent> + Timers<DevEvent>,
+    {
+        let t = &self.tracked[&rid];
+        let rq = t.rq.as_ref().expect("dispatched");
+        let first = rq.sector * 512 / self.page_size;
+        let end = (rq.end_sector() * 512)
+            .div_ceil(self.page_size)
+            .min(self.logical_pages);
+        let cmd = IoCommand {
+            id: rid,
+            op: match rq.dir {
+                Dir::Read => IoOp::Read,
+                Dir::Write => IoOp::Write,
+                Dir::Discard => IoOp::Trim,
+            },
+            lpa: first as u32,
+            pages: (end - first).max(1) as u32,
+            sq: t.hq as u16,
+        };
+        dev.submit(cmd, now, q)
+            .expect("workload regions lie inside the device");
+    }
+
+    /// The device completed request `c.id`: the interrupt and completion work
+    /// run on the queue's CPU.
+    pub fn device_completed<Q: Timers<HostEvent>>(&mut self, c: IoCompletion, q: &mut Q) {
+        let hq = self.tracked[&c.id].hq as usize;
+        let start = self.cpu_busy[hq].max(c.time);
+        self.cpu_busy[hq] = start + self.cfg.costs.complete_ns;
+        q.schedule(self.cpu_busy[hq], HostEvent::RequestDone(c.id));
+    }
+
+    fn request_done<Q: Timers<HostEvent>>(&mut self, rid: u64, now: Ns, q: &mut Q) {
+        let t = self
+            .tracked
+            .remove(&rid)
+            .expect("completed request is tracked");
+        let rq = t.rq.expect("dispatched");
+        self.sched.completed(&rq, now);
+        let hq = t.hq as usize;
+        self.device_inflight[hq] -= 1;
+        // The tag belongs to the queue that allocated it, which is the bio's.
+        let tag_hq = self.hq_of(&t.bios[0]) as usize;
+        self.tags_used[tag_hq] -= 1;
+        for bio in t.bios {
+            let wake = if bio.sync {
+                self.cfg.costs.wakeup_ns
+            } else {
+                0
+            };
+            self.done.push(BioDone {
+                bio,
+                time: now + wake,
+            });
+        }
+        self.admit_tag_waiters(tag_hq as u32, now);
+        self.run_queues(now, q);
+    }
+
+    fn admit_tag_waiters(&mut self, hq: u32, now: Ns) {
+        while let Some(bio) = self.tag_waiters[hq as usize].front() {
+            if !self.tag_free(bio, hq) {
+                break;
+            }
+            let bio = self.tag_waiters[hq as usize]
+                .pop_front()
+                .expect("front exists");
+            if !self.try_merge(&bio) {
+                self.start_request(bio, hq, now);
+            }
+        }
+    }
+
+    /// Bios waiting for a tag, per job (the job is blocked while it has one).
+    pub fn waiting_for_tag(&self, job: u32) -> bool {
+        let hq = job % self.cfg.hw_queues;
+        self.tag_waiters[hq as usize].iter().any(|b| b.job == job)
+    }
+}
+
+fn request_of(bio: &Bio, id: u64, insert_ns: Ns) -> Request {
+    Request {
+        id,
+        dir: bio.dir,
+        sector: bio.sector,
+        bytes: bio.bytes,
+        prio: bio.prio,
+        sync: bio.sync,
+        job: bio.job,
+        submit_ns: bio.submit_ns,
+        insert_ns,
+        dispatch_ns: 0,
+    }
+}

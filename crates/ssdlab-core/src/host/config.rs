@@ -1,0 +1,94 @@
+//! Host configuration: queue geometry and CPU costs (defaults documented in
+//! docs/model.md, "Host path").
+
+use crate::error::InputError;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    /// blk-mq hardware queues (one NVMe submission queue each).
+    pub hw_queues: u32,
+    /// Driver tags per hardware queue (NVMe queue depth; Linux caps at 1023).
+    pub hw_queue_depth: u32,
+    /// Scheduler tags per hardware queue; 0 = the kernel's default
+    /// (hw_queue_depth for `none`, else 2 × min(hw_queue_depth, 128)).
+    pub nr_requests: u32,
+    /// Largest request a merge may build (max_sectors_kb × 1024).
+    pub max_request_bytes: u32,
+    /// Request merging allowed (sysfs nomerges = 0).
+    pub merges: bool,
+    pub costs: HostCosts,
+}
+
+/// Host CPU time per operation, in ns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostCosts {
+    /// System call, bio set-up and scheduler insert, on the submitting job's
+    /// CPU, per I/O.
+    pub submit_ns: u64,
+    /// Scheduler dispatch plus the NVMe driver's command set-up and doorbell,
+    /// per request, serial on the hardware queue's CPU.
+    pub dispatch_ns: u64,
+    /// Completion interrupt, scheduler completion and bio end, per request,
+    /// serial on the hardware queue's CPU.
+    pub complete_ns: u64,
+    /// Waking a job that sleeps on its I/O (sync engines), per I/O.
+    pub wakeup_ns: u64,
+}
+
+impl Default for HostCosts {
+    fn default() -> Self {
+        HostCosts {
+            submit_ns: 1_800,
+            dispatch_ns: 1_000,
+            complete_ns: 2_000,
+            wakeup_ns: 3_000,
+        }
+    }
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig {
+            hw_queues: 1,
+            hw_queue_depth: 1023,
+            nr_requests: 0,
+            max_request_bytes: 128 << 10,
+            merges: true,
+            costs: HostCosts::default(),
+        }
+    }
+}
+
+impl HostConfig {
+    pub fn validate(&self) -> Result<(), InputError> {
+        let bad = |field: &str, msg: &str| Err(InputError::invalid(format!("host.{field}"), msg));
+        if self.hw_queues == 0 || self.hw_queues > 1024 {
+            return bad("hw_queues", "must be in [1, 1024]");
+        }
+        if self.hw_queue_depth == 0 || self.hw_queue_depth > 65_535 {
+            return bad("hw_queue_depth", "must be in [1, 65535]");
+        }
+        if self.nr_requests > 65_535 {
+            return bad("nr_requests", "must be at most 65535");
+        }
+        if self.max_request_bytes < 4096 || self.max_request_bytes % 512 != 0 {
+            return bad(
+                "max_request_bytes",
+                "must be a multiple of 512 and at least 4096",
+            );
+        }
+        Ok(())
+    }
+
+    /// Scheduler tags per hardware queue for a scheduler named `sched`.
+    pub fn tags_for(&self, sched: &str) -> u32 {
+        match (self.nr_requests, sched) {
+            (0, "none") => self.hw_queue_depth,
+            (0, _) => 2 * self.hw_queue_depth.min(128),
+            (n, _) => n,
+        }
+    }
+}

@@ -1,0 +1,11 @@
+//! The host half: the Linux blk-mq path between a workload and the device.
+//! `BlockLayer` takes bios from jobs, merges them into requests where the
+//! scheduler allows, allocates tags, inserts requests into the I/O scheduler,
+//! dispatches them to the device's hardware queues and completes them, charging
+//! the host CPU costs that decide results such as K2-1 being slower than K2-2.
+
+mod block;
+mod config;
+
+pub use block::{Bio, BioDone, BlockLayer, HostCounters, HostEvent};
+pub use config::{HostConfig, HostCosts};
