@@ -74,7 +74,7 @@ impl HostConfig {
         if self.nr_requests > 65_535 {
             return bad("nr_requests", "must be at most 65535");
         }
-        if self.max_request_bytes < 4096 || self.max_request_bytes % 512 != 0 {
+        if self.max_request_bytes < 4096 || !self.max_request_bytes.is_multiple_of(512) {
             return bad(
                 "max_request_bytes",
                 "must be a multiple of 512 and at least 4096",
