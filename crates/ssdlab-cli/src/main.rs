@@ -2,6 +2,7 @@
 
 mod bench_cmd;
 mod presets_cmd;
+mod schedulers_cmd;
 mod validate_cmd;
 
 use clap::{Parser, Subcommand};
@@ -28,6 +29,8 @@ enum Command {
     Validate(validate_cmd::Args),
     /// List the built-in device presets and GC policies, or show one preset.
     Presets(presets_cmd::Args),
+    /// List the I/O schedulers with their tunables (name, type, default, range).
+    Schedulers(schedulers_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +39,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench_cmd::run(a),
         Command::Validate(a) => validate_cmd::run(a),
         Command::Presets(a) => presets_cmd::run(a),
+        Command::Schedulers(a) => schedulers_cmd::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
