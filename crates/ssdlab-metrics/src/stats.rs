@@ -1,0 +1,619 @@
+//! Per-direction, per-job and per-run statistics, and fio's group
+//! aggregation (`group_reporting`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::hist::{FioHistogram, DEFAULT_PERCENTILES};
+use crate::sampler::SampleSeries;
+
+/// fio's `io_stat`: running min/max and Welford mean / sum of squared
+/// deviations, updated exactly as fio's `add_stat_sample` does.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IoStat {
+    pub samples: u64,
+    /// `u64::MAX` while empty (as fio).
+    pub min: u64,
+    pub max: u64,
+    pub mean: f64,
+    /// Sum of squared deviations from the mean.
+    pub s: f64,
+}
+
+impl Default for IoStat {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl IoStat {
+    pub fn new() -> Self {
+        IoStat {
+            samples: 0,
+            min: u64::MAX,
+            max: 0,
+            mean: 0.0,
+            s: 0.0,
+        }
+    }
+
+    /// Statistics of a series of samples, added in order.
+    pub fn from_samples(samples: &[u64]) -> Self {
+        let mut st = IoStat::new();
+        for &v in samples {
+            st.add(v);
+        }
+        st
+    }
+
+    /// fio's `add_stat_sample`.
+    pub fn add(&mut self, data: u64) {
+        let val = data as f64;
+        if data > self.max {
+            self.max = data;
+        }
+        if data < self.min {
+            self.min = data;
+        }
+        let delta = val - self.mean;
+        if delta != 0.0 {
+            self.mean += delta / (self.samples as f64 + 1.0);
+            self.s += delta * (val - self.mean);
+        }
+        self.samples += 1;
+    }
+
+    /// Merge of two sample populations (fio's `sum_stat` with
+    /// `pure_sum = false`: parallel mean/variance formula).
+    pub fn merge(&mut self, src: &IoStat) {
+        if src.samples == 0 {
+            return;
+        }
+        let first = self.samples == 0;
+        self.min = self.min.min(src.min);
+        self.max = self.max.max(src.max);
+        let (mean, s) = if first {
+            (src.mean, src.s)
+        } else {
+            let (dn, sn) = (self.samples as f64, src.samples as f64);
+            let delta = src.mean - self.mean;
+            let mean = (src.mean * sn + self.mean * dn) / (dn + sn);
+            let s = src.s + self.s + delta.powi(2) * (dn * sn) / (dn + sn);
+            (mean, s)
+        };
+        self.samples += src.samples;
+        self.mean = mean;
+        self.s = s;
+    }
+
+    /// fio's `sum_stat` with `pure_sum = true`, used for bandwidth and
+    /// IOPS under group_reporting: min, max, mean and S are added up.
+    pub fn merge_pure_sum(&mut self, src: &IoStat) {
+        if src.samples == 0 {
+            return;
+        }
+        if self.samples == 0 {
+            *self = *src;
+        } else {
+            self.min += src.min;
+            self.max += src.max;
+            self.samples += src.samples;
+            self.mean += src.mean;
+            self.s += src.s;
+        }
+    }
+
+    /// Standard deviation with n − 1 (0 for fewer than two samples).
+    pub fn stddev(&self) -> f64 {
+        if self.samples > 1 {
+            (self.s / (self.samples as f64 - 1.0)).sqrt()
+        } else {
+            0.0
+        }
+    }
+
+    /// fio's `calc_lat`: `(min, max, mean, stddev)` when there are samples.
+    pub fn calc(&self) -> Option<(u64, u64, f64, f64)> {
+        if self.samples == 0 {
+            None
+        } else {
+            Some((self.min, self.max, self.mean, self.stddev()))
+        }
+    }
+}
+
+/// I/O direction.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+pub enum Dir {
+    #[default]
+    Read,
+    Write,
+    Trim,
+}
+
+impl Dir {
+    pub const ALL: [Dir; 3] = [Dir::Read, Dir::Write, Dir::Trim];
+
+    /// fio's name of the direction ("read", "write", "trim").
+    pub fn name(self) -> &'static str {
+        match self {
+            Dir::Read => "read",
+            Dir::Write => "write",
+            Dir::Trim => "trim",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Statistics of one direction of one job.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DirStats {
+    /// Completion latency (issue → completion).
+    pub clat: FioHistogram,
+    /// Total latency (submission → completion).
+    pub lat: FioHistogram,
+    /// Submission latency (empty for sync engines, as in fio).
+    pub slat: FioHistogram,
+    pub io_bytes: u64,
+    pub total_ios: u64,
+    pub short_ios: u64,
+    pub drop_ios: u64,
+    /// Time the direction was active, set by the caller.
+    pub runtime_ns: u64,
+    /// Bandwidth samples in KiB/s, one per sample window with data.
+    pub bw_samples: Vec<u64>,
+    /// IOPS samples, one per sample window with I/Os.
+    pub iops_samples: Vec<u64>,
+    /// Set by [`merge_jobs`]: fio adds up bw statistics of group members
+    /// (min+min, mean+mean, …); when present it replaces the statistics
+    /// computed from `bw_samples`.
+    pub bw_stat_override: Option<IoStat>,
+    /// Same as `bw_stat_override`, for IOPS.
+    pub iops_stat_override: Option<IoStat>,
+}
+
+impl DirStats {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Runtime in ms as fio accounts it: µs truncated, then rounded up
+    /// to whole milliseconds.
+    pub fn runtime_ms(&self) -> u64 {
+        (self.runtime_ns / 1000).div_ceil(1000)
+    }
+
+    /// Bandwidth in bytes/s as fio computes it (`1000 * io_bytes / runtime_ms`).
+    pub fn bw_bytes(&self) -> u64 {
+        let rt = self.runtime_ms();
+        if rt == 0 {
+            0
+        } else {
+            (1000u128 * self.io_bytes as u128 / rt as u128) as u64
+        }
+    }
+
+    /// Bandwidth in KiB/s (`bw_bytes / 1024`, truncated, as fio).
+    pub fn bw_kib(&self) -> u64 {
+        self.bw_bytes() / 1024
+    }
+
+    /// IOPS as fio's JSON (`1000.0 * total_ios / runtime_ms`).
+    pub fn iops(&self) -> f64 {
+        let rt = self.runtime_ms();
+        if rt == 0 {
+            0.0
+        } else {
+            1000.0 * self.total_ios as f64 / rt as f64
+        }
+    }
+
+    /// Bandwidth sample statistics (KiB/s).
+    pub fn bw_stat(&self) -> IoStat {
+        self.bw_stat_override
+            .unwrap_or_else(|| IoStat::from_samples(&self.bw_samples))
+    }
+
+    /// IOPS sample statistics.
+    pub fn iops_stat(&self) -> IoStat {
+        self.iops_stat_override
+            .unwrap_or_else(|| IoStat::from_samples(&self.iops_samples))
+    }
+
+    /// Copy fio's bandwidth and IOPS samples out of a sampler result.
+    pub fn fill_samples(&mut self, series: &SampleSeries) {
+        self.bw_samples = series.bw_kib_s.clone();
+        self.iops_samples = series.iops.clone();
+    }
+
+    /// Record one completed I/O (convenience): bytes, counters and the
+    /// three latencies. Pass `None` for slat when not measured.
+    pub fn record_io(&mut self, bytes: u64, slat_ns: Option<u64>, clat_ns: u64, lat_ns: u64) {
+        self.io_bytes += bytes;
+        self.total_ios += 1;
+        if let Some(s) = slat_ns {
+            self.slat.record(s);
+        }
+        self.clat.record(clat_ns);
+        self.lat.record(lat_ns);
+    }
+
+    /// fio's `sum_thread_stats` for one direction.
+    pub fn merge(&mut self, src: &DirStats) {
+        self.clat.merge(&src.clat);
+        self.slat.merge(&src.slat);
+        self.lat.merge(&src.lat);
+        let mut bw = self.bw_stat();
+        bw.merge_pure_sum(&src.bw_stat());
+        let mut iops = self.iops_stat();
+        iops.merge_pure_sum(&src.iops_stat());
+        self.bw_stat_override = Some(bw);
+        self.iops_stat_override = Some(iops);
+        self.bw_samples.extend_from_slice(&src.bw_samples);
+        self.iops_samples.extend_from_slice(&src.iops_samples);
+        self.io_bytes += src.io_bytes;
+        self.total_ios += src.total_ios;
+        self.short_ios += src.short_ios;
+        self.drop_ios += src.drop_ios;
+        self.runtime_ns = self.runtime_ns.max(src.runtime_ns);
+    }
+}
+
+/// An I/O priority as fio reports it (`prioclass`, `prio`, `priohint`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct IoPrio {
+    /// 0 none, 1 RT, 2 BE, 3 IDLE.
+    pub class: u8,
+    /// 0–7.
+    pub level: u8,
+    pub hint: u8,
+}
+
+/// Latency of the I/Os of one priority in one direction. `hist` holds
+/// completion latencies, or total latencies when the job has
+/// `lat_percentiles` (as in fio).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PrioStats {
+    pub ioprio: IoPrio,
+    pub dir: Dir,
+    pub hist: FioHistogram,
+}
+
+/// fio's I/O depth distributions (`iodepth_level`, `iodepth_submit`,
+/// `iodepth_complete`): raw counts per fio bucket. All zero when the
+/// simulator does not track them; the JSON keeps fio's shape.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IoDepthDist {
+    /// Issues per depth bucket 1, 2, 4, 8, 16, 32, >=64.
+    pub level: [u64; 7],
+    /// Submissions per batch bucket 0, 4, 8, 16, 32, 64, >=64.
+    pub submit: [u64; 7],
+    /// Completions per batch bucket 0, 4, 8, 16, 32, 64, >=64.
+    pub complete: [u64; 7],
+    pub total_submit: u64,
+    pub total_complete: u64,
+}
+
+impl IoDepthDist {
+    pub fn merge(&mut self, o: &IoDepthDist) {
+        for i in 0..7 {
+            self.level[i] += o.level[i];
+            self.submit[i] += o.submit[i];
+            self.complete[i] += o.complete[i];
+        }
+        self.total_submit += o.total_submit;
+        self.total_complete += o.total_complete;
+    }
+}
+
+/// Statistics of one job (or one group under group_reporting).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobReport {
+    pub jobname: String,
+    pub groupid: u32,
+    /// Number of jobs summed into this report (fio's "jobs=N").
+    pub members: u32,
+    /// Options set in the job section, in order, as strings.
+    pub job_options: Vec<(String, String)>,
+    pub read: DirStats,
+    pub write: DirStats,
+    pub trim: DirStats,
+    /// Empty means fio's default list.
+    pub percentile_list: Vec<f64>,
+    pub lat_percentiles: bool,
+    /// CPU usage in percent (0 allowed).
+    pub usr_cpu: f64,
+    pub sys_cpu: f64,
+    pub ctx: u64,
+    pub majf: u64,
+    pub minf: u64,
+    /// Wall-clock run time of the job in ms (`job_runtime`); 0 means
+    /// "use the longest direction runtime".
+    pub job_runtime_ms: u64,
+    /// `elapsed` in seconds; 0 means "derive from the job runtime".
+    pub elapsed_s: u64,
+    pub iodepth: IoDepthDist,
+    /// The job's own priority (used when merging jobs with different priorities).
+    pub ioprio: IoPrio,
+    /// Per-priority latencies; reported when two or more have samples.
+    pub prios: Vec<PrioStats>,
+    /// ssdlab-specific data, emitted under the key "ssdlab" only.
+    pub extras: Value,
+}
+
+impl Default for JobReport {
+    fn default() -> Self {
+        JobReport {
+            jobname: String::new(),
+            groupid: 0,
+            members: 1,
+            job_options: Vec::new(),
+            read: DirStats::default(),
+            write: DirStats::default(),
+            trim: DirStats::default(),
+            percentile_list: Vec::new(),
+            lat_percentiles: false,
+            usr_cpu: 0.0,
+            sys_cpu: 0.0,
+            ctx: 0,
+            majf: 0,
+            minf: 0,
+            job_runtime_ms: 0,
+            elapsed_s: 0,
+            iodepth: IoDepthDist::default(),
+            ioprio: IoPrio::default(),
+            prios: Vec::new(),
+            extras: Value::Null,
+        }
+    }
+}
+
+impl JobReport {
+    pub fn new(jobname: impl Into<String>, groupid: u32) -> Self {
+        JobReport {
+            jobname: jobname.into(),
+            groupid,
+            ..Default::default()
+        }
+    }
+
+    pub fn dir(&self, d: Dir) -> &DirStats {
+        match d {
+            Dir::Read => &self.read,
+            Dir::Write => &self.write,
+            Dir::Trim => &self.trim,
+        }
+    }
+
+    pub fn dir_mut(&mut self, d: Dir) -> &mut DirStats {
+        match d {
+            Dir::Read => &mut self.read,
+            Dir::Write => &mut self.write,
+            Dir::Trim => &mut self.trim,
+        }
+    }
+
+    /// The percentile list in effect (fio's default when empty).
+    pub fn effective_percentiles(&self) -> Vec<f64> {
+        if self.percentile_list.is_empty() {
+            DEFAULT_PERCENTILES.to_vec()
+        } else {
+            self.percentile_list.clone()
+        }
+    }
+
+    /// `job_runtime` in ms.
+    pub fn job_runtime(&self) -> u64 {
+        if self.job_runtime_ms > 0 {
+            self.job_runtime_ms
+        } else {
+            Dir::ALL
+                .iter()
+                .map(|&d| self.dir(d).runtime_ms())
+                .max()
+                .unwrap_or(0)
+        }
+    }
+
+    /// `elapsed` in seconds.
+    pub fn elapsed(&self) -> u64 {
+        if self.elapsed_s > 0 {
+            self.elapsed_s
+        } else {
+            self.job_runtime().div_ceil(1000)
+        }
+    }
+
+    /// Total I/Os over read, write and trim (fio's `ddir_rw_sum(total_io_u)`).
+    pub fn total_ios(&self) -> u64 {
+        self.read.total_ios + self.write.total_ios + self.trim.total_ios
+    }
+
+    /// Priorities of one direction that have samples.
+    pub fn prios_with_samples(&self, d: Dir) -> Vec<&PrioStats> {
+        self.prios
+            .iter()
+            .filter(|p| p.dir == d && p.hist.count() > 0)
+            .collect()
+    }
+}
+
+/// A whole run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// fio version string, e.g. "fio-3.36".
+    pub version: String,
+    pub timestamp: i64,
+    pub timestamp_ms: i64,
+    /// ctime-style time string, e.g. "Mon Jan  1 00:00:00 2024".
+    pub time: String,
+    pub global_options: Vec<(String, String)>,
+    pub jobs: Vec<JobReport>,
+    /// ssdlab-specific data, emitted under the key "ssdlab" only.
+    pub extras: Value,
+}
+
+/// fio's `group_run_stats` for one group, per direction (index by
+/// [`Dir::index`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupRunStats {
+    pub groupid: u32,
+    pub min_run: [u64; 3],
+    pub max_run: [u64; 3],
+    pub min_bw: [u64; 3],
+    pub max_bw: [u64; 3],
+    pub iobytes: [u64; 3],
+    /// Aggregate bandwidth, bytes/s.
+    pub agg: [u64; 3],
+}
+
+impl GroupRunStats {
+    /// Group statistics over the reports of one group, as fio's
+    /// `__show_run_stats` computes them.
+    pub fn compute(groupid: u32, jobs: &[JobReport]) -> GroupRunStats {
+        let mut rs = GroupRunStats {
+            groupid,
+            min_bw: [u64::MAX; 3],
+            ..Default::default()
+        };
+        for job in jobs.iter().filter(|j| j.groupid == groupid) {
+            for d in Dir::ALL {
+                let ds = job.dir(d);
+                let rt = ds.runtime_ms();
+                let i = d.index();
+                if rt == 0 {
+                    continue;
+                }
+                if rt < rs.min_run[i] || rs.min_run[i] == 0 {
+                    rs.min_run[i] = rt;
+                }
+                rs.max_run[i] = rs.max_run[i].max(rt);
+                let bw = ds.bw_bytes();
+                rs.min_bw[i] = rs.min_bw[i].min(bw);
+                rs.max_bw[i] = rs.max_bw[i].max(bw);
+                rs.iobytes[i] += ds.io_bytes;
+            }
+        }
+        for i in 0..3 {
+            if rs.max_run[i] > 0 {
+                rs.agg[i] = (rs.iobytes[i] as u128 * 1000 / rs.max_run[i] as u128) as u64;
+            }
+        }
+        rs
+    }
+
+    /// All groups of a report, ascending by group id.
+    pub fn all(jobs: &[JobReport]) -> Vec<GroupRunStats> {
+        let mut ids: Vec<u32> = jobs.iter().map(|j| j.groupid).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.into_iter().map(|g| Self::compute(g, jobs)).collect()
+    }
+
+    /// fio's `bw_agg` / `per=`: a job's mean bandwidth (KiB/s, truncated
+    /// to an integer as fio does) in percent of the group aggregate.
+    pub fn bw_percent(&self, d: Dir, mean_kib: f64) -> f64 {
+        let agg = self.agg[d.index()];
+        if agg > 1024 {
+            let p = (mean_kib as i64) as f64 * 100.0 / (agg as f64 / 1024.0);
+            p.min(100.0)
+        } else {
+            100.0
+        }
+    }
+}
+
+/// group_reporting: sum the reports of a group the way fio's
+/// `sum_thread_stats` does. Named after the first job, with its group id,
+/// options, percentile settings and extras; histograms merged; bytes and
+/// I/O counts summed; runtime = max; bandwidth/IOPS statistics added up
+/// (fio's "pure sum"); CPU time weighted by job runtime.
+pub fn merge_jobs(jobs: &[JobReport]) -> JobReport {
+    let Some(first) = jobs.first() else {
+        return JobReport::default();
+    };
+    let mut out = JobReport {
+        jobname: first.jobname.clone(),
+        groupid: first.groupid,
+        members: 0,
+        job_options: first.job_options.clone(),
+        percentile_list: first.percentile_list.clone(),
+        lat_percentiles: first.lat_percentiles,
+        ioprio: first.ioprio,
+        extras: first.extras.clone(),
+        ..Default::default()
+    };
+    // Per-priority stats are kept when jobs carry their own, or when the
+    // members run at different priorities (fio's init_per_prio_stats).
+    let want_prios = jobs
+        .iter()
+        .any(|j| !j.prios.is_empty() || j.ioprio != first.ioprio);
+    let mut usr_ms = 0.0;
+    let mut sys_ms = 0.0;
+    let mut run_ms = 0u64;
+    for job in jobs {
+        out.members += job.members.max(1);
+        for d in Dir::ALL {
+            out.dir_mut(d).merge(job.dir(d));
+        }
+        let rt = job.job_runtime();
+        run_ms += rt;
+        usr_ms += job.usr_cpu * rt as f64;
+        sys_ms += job.sys_cpu * rt as f64;
+        out.ctx += job.ctx;
+        out.majf += job.majf;
+        out.minf += job.minf;
+        out.iodepth.merge(&job.iodepth);
+        out.elapsed_s = out.elapsed_s.max(job.elapsed());
+        if want_prios {
+            if job.prios.is_empty() {
+                for d in Dir::ALL {
+                    let ds = job.dir(d);
+                    let h = if job.lat_percentiles {
+                        &ds.lat
+                    } else {
+                        &ds.clat
+                    };
+                    add_prio(&mut out.prios, job.ioprio, d, h);
+                }
+            } else {
+                for p in &job.prios {
+                    add_prio(&mut out.prios, p.ioprio, p.dir, &p.hist);
+                }
+            }
+        }
+    }
+    // fio's job_runtime of a group is the sum of the members' run times.
+    out.job_runtime_ms = run_ms;
+    if run_ms > 0 {
+        out.usr_cpu = usr_ms / run_ms as f64;
+        out.sys_cpu = sys_ms / run_ms as f64;
+    } else if !jobs.is_empty() {
+        out.usr_cpu = jobs.iter().map(|j| j.usr_cpu).sum::<f64>() / jobs.len() as f64;
+        out.sys_cpu = jobs.iter().map(|j| j.sys_cpu).sum::<f64>() / jobs.len() as f64;
+    }
+    out
+}
+
+fn add_prio(prios: &mut Vec<PrioStats>, ioprio: IoPrio, dir: Dir, h: &FioHistogram) {
+    if h.count() == 0 {
+        return;
+    }
+    if let Some(p) = prios
+        .iter_mut()
+        .find(|p| p.ioprio == ioprio && p.dir == dir)
+    {
+        p.hist.merge(h);
+    } else {
+        prios.push(PrioStats {
+            ioprio,
+            dir,
+            hist: h.clone(),
+        });
+    }
+}

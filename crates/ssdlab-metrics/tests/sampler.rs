@@ -1,0 +1,124 @@
+use proptest::prelude::*;
+use ssdlab_metrics::*;
+
+#[test]
+fn window_boundaries_are_half_open() {
+    let mut s = Sampler::new(500_000_000);
+    s.add(0, 1);
+    s.add(499_999_999, 2);
+    s.add(500_000_000, 4);
+    s.add(999_999_999, 8);
+    s.add(1_000_000_000, 16); // at the end: not in a full window
+    let r = s.finish(1_000_000_000);
+    assert_eq!(r.windows.len(), 2);
+    assert_eq!(r.windows[0].bytes, 3);
+    assert_eq!(r.windows[0].ios, 2);
+    assert_eq!(r.windows[1].bytes, 12);
+    assert_eq!(r.windows[1].start_ns, 500_000_000);
+    assert_eq!(r.tail_bytes, 16);
+    assert_eq!(r.tail_ios, 1);
+}
+
+#[test]
+fn rates_follow_fio_and_empty_windows_are_skipped() {
+    let mut s = Sampler::fio_default();
+    // window 0: 1000 x 4 KiB; window 1: nothing; window 2: 10 x 4 KiB
+    for i in 0..1000 {
+        s.add(i * 1000, 4096);
+    }
+    for i in 0..10 {
+        s.add(1_000_000_000 + i, 4096);
+    }
+    let r = s.finish(1_600_000_000); // 3 full windows, 100 ms tail
+    assert_eq!(r.windows.len(), 3);
+    assert_eq!(r.windows[1].bytes, 0);
+    // 4_096_000 B in 500 ms -> 8_192_000 B/s -> 8000 KiB/s
+    assert_eq!(r.bw_kib_s, vec![8000, 80]);
+    assert_eq!(r.iops, vec![2000, 20]);
+    let mut ds = DirStats::new();
+    ds.fill_samples(&r);
+    assert_eq!(ds.bw_samples, vec![8000, 80]);
+    assert_eq!(ds.bw_stat().min, 80);
+    assert_eq!(ds.iops_stat().max, 2000);
+}
+
+#[test]
+fn struct_literal_with_default() {
+    let mut s = Sampler {
+        window_ns: 250_000_000,
+        ..Default::default()
+    };
+    s.add(260_000_000, 1024);
+    let r = s.finish(500_000_000);
+    assert_eq!(r.windows.len(), 2);
+    assert_eq!(r.bw_kib_s, vec![4]);
+    assert_eq!(Sampler::default().window_ns, FIO_DEFAULT_AVG_TIME_NS);
+}
+
+#[test]
+fn kib_rate_truncates() {
+    let mut s = Sampler::new(1_000_000_000);
+    s.add(0, 2047);
+    assert_eq!(s.finish(1_000_000_000).bw_kib_s, vec![1]);
+}
+
+#[test]
+fn start_offset_and_per_second_series() {
+    let mut s = Sampler::starting_at(500_000_000, 2_000_000_000);
+    s.add(2_100_000_000, 10);
+    s.add(3_999_999_999, 20);
+    s.add(4_000_000_000, 40);
+    s.add(4_500_000_000, 80);
+    assert_eq!(
+        s.per_second_series(),
+        vec![(0, 10, 1), (1, 20, 1), (2, 120, 2)]
+    );
+    let r = s.finish(5_000_000_000);
+    assert_eq!(r.windows.len(), 6);
+    assert_eq!(r.windows[0].start_ns, 2_000_000_000);
+    assert_eq!(r.windows[0].bytes, 10);
+    assert_eq!(r.windows[3].bytes, 20);
+    assert_eq!(r.windows[4].bytes, 40);
+    assert_eq!(r.windows[5].bytes, 80);
+}
+
+proptest! {
+    #[test]
+    fn bytes_are_conserved(
+        events in proptest::collection::vec((0u64..10_000_000_000, 0u64..1_000_000), 0..300),
+        end in 0u64..12_000_000_000,
+        window in 1_000_000u64..2_000_000_000,
+    ) {
+        let mut s = Sampler::new(window);
+        for &(t, b) in &events {
+            s.add(t, b);
+        }
+        let total: u64 = events.iter().map(|e| e.1).sum();
+        let r = s.finish(end);
+        let in_windows: u64 = r.windows.iter().map(|w| w.bytes).sum();
+        prop_assert_eq!(in_windows + r.tail_bytes, total);
+        let ios: u64 = r.windows.iter().map(|w| w.ios).sum();
+        prop_assert_eq!(ios + r.tail_ios, events.len() as u64);
+        prop_assert_eq!(r.windows.len() as u64, end / window);
+        let per_sec: u64 = s.per_second_series().iter().map(|x| x.1).sum();
+        prop_assert_eq!(per_sec, total);
+        prop_assert_eq!(s.totals(), (total, events.len() as u64));
+        // one fio sample per non-empty full window
+        let nonempty = r.windows.iter().filter(|w| w.bytes > 0).count();
+        prop_assert_eq!(r.bw_kib_s.len(), nonempty);
+    }
+}
+
+#[test]
+fn csv_layout() {
+    let csv = timeseries_csv(&[
+        ("job,1".into(), "read".into(), vec![(0, 2048, 2), (1, 0, 0)]),
+        ("j2".into(), "write".into(), vec![(0, 1_048_576, 256)]),
+    ]);
+    let lines: Vec<_> = csv.lines().collect();
+    assert_eq!(lines[0], "job,dir,second,bytes,ios,bw_kib_s,iops");
+    assert_eq!(lines[1], "\"job,1\",read,0,2048,2,2,2");
+    assert_eq!(lines[2], "\"job,1\",read,1,0,0,0,0");
+    assert_eq!(lines[3], "j2,write,0,1048576,256,1024,256");
+    assert_eq!(lines.len(), 4);
+}
