@@ -2,6 +2,7 @@
 
 mod bench_cmd;
 mod presets_cmd;
+mod run_cmd;
 mod schedulers_cmd;
 mod validate_cmd;
 
@@ -22,6 +23,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run an fio job file against the simulated host and device; prints
+    /// fio's report (text or fio-compatible JSON) plus ssdlab's own section.
+    Run(run_cmd::Args),
     /// Measure simulator speed: precondition a device fully, then closed-loop
     /// 4 KiB random reads and GC-bound random writes.
     Bench(bench_cmd::Args),
@@ -36,6 +40,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Run(a) => run_cmd::run(a),
         Command::Bench(a) => bench_cmd::run(a),
         Command::Validate(a) => validate_cmd::run(a),
         Command::Presets(a) => presets_cmd::run(a),

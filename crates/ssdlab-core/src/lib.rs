@@ -6,3 +6,4 @@ pub mod experiment;
 pub mod host;
 pub mod sched;
 pub mod ssd;
+pub mod workload;

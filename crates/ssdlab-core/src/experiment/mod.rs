@@ -3,6 +3,9 @@
 
 pub mod bench;
 pub mod closed_loop;
+pub mod fio_run;
+pub mod report;
+pub mod stats;
 pub mod waf;
 
 /// Peak resident set size of this process in MiB (Linux; 0 elsewhere).

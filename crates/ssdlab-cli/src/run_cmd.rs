@@ -1,0 +1,165 @@
+use ssdlab_core::error::InputError;
+use ssdlab_core::experiment::fio_run::{self, RunSetup};
+use ssdlab_core::experiment::report;
+use ssdlab_core::host::HostConfig;
+use ssdlab_core::ssd::config::SsdConfig;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// fio job file.
+    jobfile: PathBuf,
+    /// Device preset name or TOML file.
+    #[arg(long, default_value = "consumer-tlc-250g")]
+    device: String,
+    /// I/O scheduler spec, e.g. `none`, `k2:max_inflight=8`, `mq-deadline:read_expire=100ms`.
+    #[arg(long, default_value = "none")]
+    scheduler: String,
+    /// Percent of the logical space holding data before the run (100 = full, GC at steady state).
+    #[arg(long, default_value_t = 0.0)]
+    occupancy: f64,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// normal (fio-like text) or json (fio-compatible).
+    #[arg(long, default_value = "normal", value_parser = ["normal", "json"])]
+    output_format: String,
+    /// Write the report here instead of stdout.
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Write per-second bandwidth and IOPS per job and direction as CSV.
+    #[arg(long)]
+    timeseries: Option<PathBuf>,
+    /// Host block-layer settings (TOML with the keys of docs/model.md, "Host path").
+    #[arg(long)]
+    host: Option<PathBuf>,
+    /// Skip job-file options ssdlab does not know instead of failing.
+    #[arg(long)]
+    ignore_unknown: bool,
+    /// Run with the device's invariant and data-integrity checker (slow).
+    #[arg(long)]
+    check: bool,
+}
+
+pub fn run(a: Args) -> Result<(), InputError> {
+    if !(0.0..=100.0).contains(&a.occupancy) {
+        return Err(InputError::invalid(
+            "--occupancy",
+            format!("{} is outside [0, 100]", a.occupancy),
+        ));
+    }
+    let opts = ssdlab_fio::ParseOptions {
+        ignore_unknown: a.ignore_unknown,
+    };
+    let jobfile = ssdlab_fio::parse_file_with(&a.jobfile, &ssdlab_fio::process_env, &opts)
+        .map_err(fio_error)?;
+    let setup = RunSetup {
+        device: SsdConfig::load(&a.device)?,
+        host: load_host(a.host.as_deref())?,
+        scheduler: a.scheduler.clone(),
+        occupancy: a.occupancy / 100.0,
+        seed: a.seed,
+        check: a.check,
+    };
+    let mut bar = Progress::new();
+    let mut tick = |f: f64| bar.update(f);
+    let result = fio_run::run(&jobfile, &setup, Some(&mut tick))?;
+    bar.finish();
+    let rep = report::build(&result, &jobfile, &setup);
+    let text = match a.output_format.as_str() {
+        "json" => rep.to_fio_json_string(),
+        _ => rep.to_normal_text(),
+    };
+    if let Some(path) = &a.timeseries {
+        write_atomically(path, &report::timeseries_csv(&result))?;
+    }
+    match &a.output {
+        Some(path) => write_atomically(path, &text),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}
+
+fn fio_error(e: ssdlab_fio::FioError) -> InputError {
+    InputError::At {
+        file: e.file.clone(),
+        line: e.line,
+        field: e
+            .option
+            .clone()
+            .map_or("job file".to_string(), |o| format!("option '{o}'")),
+        message: e.message.clone(),
+    }
+}
+
+fn load_host(path: Option<&Path>) -> Result<HostConfig, InputError> {
+    let Some(path) = path else {
+        return Ok(HostConfig::default());
+    };
+    let file = path.display().to_string();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| InputError::invalid(&file, e.to_string()))?;
+    let cfg: HostConfig = toml::from_str(&text).map_err(|e| InputError::At {
+        file: file.clone(),
+        line: e
+            .span()
+            .map_or(1, |s| text[..s.start].lines().count().max(1)),
+        field: "host".into(),
+        message: e.message().to_string(),
+    })?;
+    cfg.validate()?;
+    Ok(cfg)
+}
+
+/// Writes to a temporary file beside `path` and renames it, so a failed run
+/// never leaves a half-written report.
+fn write_atomically(path: &Path, text: &str) -> Result<(), InputError> {
+    let file = path.display().to_string();
+    let tmp = path.with_extension("ssdlab-tmp");
+    std::fs::write(&tmp, text).map_err(|e| InputError::invalid(&file, e.to_string()))?;
+    std::fs::rename(&tmp, path).map_err(|e| InputError::invalid(&file, e.to_string()))
+}
+
+/// A progress bar on stderr, shown only on a terminal and only once the run
+/// has taken more than a second.
+struct Progress {
+    started: Instant,
+    bar: Option<indicatif::ProgressBar>,
+    enabled: bool,
+}
+
+impl Progress {
+    fn new() -> Self {
+        Progress {
+            started: Instant::now(),
+            bar: None,
+            enabled: std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn update(&mut self, fraction: f64) {
+        if !self.enabled || self.started.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        let bar = self.bar.get_or_insert_with(|| {
+            let b = indicatif::ProgressBar::new(1000);
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "simulating [{bar:40}] {percent:>3}% ({elapsed}, eta {eta})",
+                )
+                .expect("valid template"),
+            );
+            b
+        });
+        bar.set_position((fraction * 1000.0) as u64);
+    }
+
+    fn finish(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! Turns a finished run into fio's report (jobs, groups) plus ssdlab's own
+//! section: what only a simulator can see.
+
+use super::fio_run::{RunResult, RunSetup};
+use serde_json::json;
+use ssdlab_fio::JobFile;
+use ssdlab_metrics::{merge_jobs, timeseries_csv as csv, JobReport, Report};
+
+/// The fio-compatible report of a run.
+pub fn build(result: &RunResult, jobfile: &JobFile, setup: &RunSetup) -> Report {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    Report {
+        version: format!("ssdlab-{} (fio-3.x compatible)", env!("CARGO_PKG_VERSION")),
+        timestamp: now / 1000,
+        timestamp_ms: now,
+        time: String::new(),
+        global_options: jobfile.global_options.clone(),
+        jobs: grouped_jobs(result),
+        extras: extras(result, setup),
+    }
+}
+
+/// One report per job, except jobs of a group with group_reporting, which
+/// are summed into one (named after the first).
+fn grouped_jobs(result: &RunResult) -> Vec<JobReport> {
+    let mut out: Vec<JobReport> = Vec::new();
+    let mut i = 0;
+    let jobs = &result.jobs;
+    while i < jobs.len() {
+        let spec = &jobs[i].spec;
+        if !spec.group_reporting {
+            out.push(result.stats[i].report.clone());
+            i += 1;
+            continue;
+        }
+        let g = spec.group_id;
+        let members: Vec<JobReport> = (i..jobs.len())
+            .take_while(|&k| jobs[k].spec.group_id == g && jobs[k].spec.group_reporting)
+            .map(|k| result.stats[k].report.clone())
+            .collect();
+        i += members.len();
+        out.push(merge_jobs(&members));
+    }
+    out
+}
+
+fn extras(result: &RunResult, setup: &RunSetup) -> serde_json::Value {
+    let f = &result.ftl;
+    let waf = if f.host_pages_written > 0 {
+        (f.host_pages_written + f.gc_pages_moved + f.fold_pages_moved) as f64
+            / f.host_pages_written as f64
+    } else {
+        0.0
+    };
+    json!({
+        "device": setup.device.name,
+        "scheduler": setup.scheduler,
+        "occupancy_pct": setup.occupancy * 100.0,
+        "seed": setup.seed,
+        "simulated_s": (result.sim_end_ns as f64) / 1e9,
+        "events": result.events,
+        "waf": (waf * 1000.0).round() / 1000.0,
+        "gc": {
+            "invocations": f.gc_invocations,
+            "pages_moved": f.gc_pages_moved,
+            "erases": f.erases,
+            "slc_folds": f.folds,
+            "slc_fold_pages": f.fold_pages_moved,
+        },
+        "device_counters": result.device,
+        "host_counters": result.host,
+        "precondition": result.precondition,
+    })
+}
+
+/// Per-second bandwidth and IOPS of every job and direction, as CSV.
+pub fn timeseries_csv(result: &RunResult) -> String {
+    let dirs = ["read", "write", "trim"];
+    let mut series = Vec::new();
+    for (job, st) in result.jobs.iter().zip(&result.stats) {
+        for (k, s) in st.samplers.iter().enumerate() {
+            let rows = s.per_second_series();
+            if !rows.is_empty() {
+                series.push((job.spec.name.clone(), dirs[k].to_string(), rows));
+            }
+        }
+    }
+    csv(&series)
+}

@@ -1,0 +1,110 @@
+//! Per-job statistics of a run, kept in the fio-compatible shapes of
+//! `ssdlab-metrics`.
+
+use crate::engine::Ns;
+use crate::sched::{Dir, IoClass};
+use crate::workload::fio_job::IoSample;
+use ssdlab_fio::JobSpec;
+use ssdlab_metrics::{self as m, JobReport, PrioStats, Sampler, FIO_DEFAULT_AVG_TIME_NS};
+
+pub struct JobStats {
+    pub report: JobReport,
+    /// Bandwidth/IOPS samplers per direction (read, write, trim).
+    pub samplers: [Sampler; 3],
+}
+
+impl JobStats {
+    pub fn new(spec: &JobSpec) -> JobStats {
+        let mut report = JobReport::new(spec.name.clone(), spec.group_id);
+        report.job_options = spec.options.clone();
+        report.percentile_list = spec.percentile_list.clone();
+        report.lat_percentiles = spec.lat_percentiles;
+        report.ioprio = m::IoPrio {
+            class: spec.prioclass.map_or(0, |c| c.as_u8()),
+            level: spec.prio.unwrap_or(0),
+            hint: 0,
+        };
+        let window = if spec.log_avg_msec > 0 {
+            spec.log_avg_msec as u64 * 1_000_000
+        } else {
+            FIO_DEFAULT_AVG_TIME_NS
+        };
+        JobStats {
+            report,
+            samplers: std::array::from_fn(|_| Sampler::new(window)),
+        }
+    }
+
+    /// The job's measured period begins (end of its ramp time).
+    pub fn begin(&mut self, ramp_end_ns: Ns) {
+        for s in &mut self.samplers {
+            *s = Sampler::starting_at(s.window_ns, ramp_end_ns);
+        }
+    }
+
+    pub fn record(&mut self, s: &IoSample) {
+        let d = metrics_dir(s.dir);
+        self.report
+            .dir_mut(d)
+            .record_io(s.bytes as u64, s.slat_ns, s.clat_ns, s.lat_ns);
+        self.samplers[d.index()].add_ios(s.done_ns, s.bytes as u64, 1);
+        let ioprio = m::IoPrio {
+            class: class_number(s.prio.class),
+            level: s.prio.level,
+            hint: 0,
+        };
+        let value = if self.report.lat_percentiles {
+            s.lat_ns
+        } else {
+            s.clat_ns
+        };
+        match self
+            .report
+            .prios
+            .iter_mut()
+            .find(|p| p.ioprio == ioprio && p.dir == d)
+        {
+            Some(p) => p.hist.record(value),
+            None => {
+                let mut p = PrioStats {
+                    ioprio,
+                    dir: d,
+                    ..Default::default()
+                };
+                p.hist.record(value);
+                self.report.prios.push(p);
+            }
+        }
+    }
+
+    /// Closes the measured period: runtimes and bandwidth samples.
+    pub fn finish(&mut self, ramp_end_ns: Ns, end_ns: Ns) {
+        let runtime = end_ns.saturating_sub(ramp_end_ns);
+        for d in m::Dir::ALL {
+            let series = self.samplers[d.index()].finish(end_ns);
+            let st = self.report.dir_mut(d);
+            if st.total_ios > 0 {
+                st.runtime_ns = runtime;
+                st.fill_samples(&series);
+            }
+        }
+        self.report.job_runtime_ms = (runtime / 1000).div_ceil(1000);
+    }
+}
+
+fn metrics_dir(d: Dir) -> m::Dir {
+    match d {
+        Dir::Read => m::Dir::Read,
+        Dir::Write => m::Dir::Write,
+        Dir::Discard => m::Dir::Trim,
+    }
+}
+
+fn class_number(c: IoClass) -> u8 {
+    match c {
+        IoClass::None => 0,
+        IoClass::Rt => 1,
+        IoClass::Be => 2,
+        IoClass::Idle => 3,
+    }
+}

@@ -1,0 +1,359 @@
+//! One fio job's issue model: how many I/Os it keeps outstanding (sync engines
+//! one, async engines `iodepth`), when it may issue the next one (thinktime,
+//! rate / rate_iops with linear or Poisson spacing), when it stops (runtime,
+//! time_based, size / io_size / number_ios) and which completions count
+//! (ramp_time). What each I/O is (direction, offset, size) comes from the
+//! fio crate's `IoGenerator`.
+
+use crate::engine::Ns;
+use crate::host::{Bio, BioDone};
+use crate::sched::{Dir, IoClass, IoPrio};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use ssdlab_fio::generator::{IoDir, IoGenerator, IoUnit};
+use ssdlab_fio::{JobSpec, PrioClass, RateProcess};
+use std::collections::VecDeque;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobState {
+    /// Waiting for its group or its start delay.
+    Pending,
+    Running,
+    /// No more issues; waiting for outstanding I/O.
+    Draining,
+    Done,
+}
+
+/// What the job asks the simulation loop to do next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobAction {
+    /// Hand this bio to the block layer at `at` (its submission cost paid).
+    Submit { at: Ns },
+    /// Call `try_issue` again at `at` (thinktime or rate limit).
+    WakeAt { at: Ns },
+}
+
+/// A completed I/O as the statistics see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IoSample {
+    pub dir: Dir,
+    pub bytes: u32,
+    pub prio: IoPrio,
+    pub done_ns: Ns,
+    pub lat_ns: Ns,
+    pub clat_ns: Ns,
+    /// Submission latency; None for synchronous engines (fio reports none).
+    pub slat_ns: Option<Ns>,
+}
+
+pub struct FioJob {
+    pub index: u32,
+    pub spec: JobSpec,
+    gen: IoGenerator,
+    depth: u32,
+    sync: bool,
+    submit_ns: Ns,
+    pub state: JobState,
+    pub start_ns: Ns,
+    pub ramp_end_ns: Ns,
+    end_ns: Option<Ns>,
+    bytes_limit: Option<u64>,
+    ios_limit: Option<u64>,
+    bytes_issued: u64,
+    ios_issued: u64,
+    inflight: u32,
+    think_until: Ns,
+    since_think: u32,
+    next_allowed: [Ns; 3],
+    held: Option<IoUnit>,
+    cpu_busy: Ns,
+    pub blocked: bool,
+    wake_pending: Option<Ns>,
+    rng: ChaCha8Rng,
+    next_bio: u64,
+    /// Bios paid for and waiting to enter the block layer, in order.
+    pub to_submit: VecDeque<Bio>,
+    /// Ended bios waiting for the job to see them, in order.
+    pub to_complete: VecDeque<BioDone>,
+    /// Time the job finished (Done).
+    pub end_time: Ns,
+}
+
+impl FioJob {
+    /// `region` is the job's byte range on the device; `seed` the run's seed.
+    pub fn new(
+        index: u32,
+        spec: JobSpec,
+        device_bytes: u64,
+        seed: u64,
+        submit_ns: Ns,
+    ) -> Result<FioJob, String> {
+        let region = spec.region(device_bytes);
+        let job_seed = seed ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let gen = IoGenerator::new(&spec, region, job_seed).map_err(|e| e.to_string())?;
+        let time_based = spec.time_based;
+        let size_limit = spec
+            .io_size
+            .or(spec.size)
+            .map(|s| s.resolve(device_bytes))
+            .unwrap_or(region.1);
+        Ok(FioJob {
+            index,
+            depth: spec.effective_iodepth().max(1),
+            sync: spec.ioengine.is_sync(),
+            submit_ns,
+            state: JobState::Pending,
+            start_ns: 0,
+            ramp_end_ns: 0,
+            end_ns: None,
+            bytes_limit: (!time_based).then_some(size_limit.max(1) * spec.loops.max(1) as u64),
+            ios_limit: spec.number_ios,
+            bytes_issued: 0,
+            ios_issued: 0,
+            inflight: 0,
+            think_until: 0,
+            since_think: 0,
+            next_allowed: [0; 3],
+            held: None,
+            cpu_busy: 0,
+            blocked: false,
+            wake_pending: None,
+            rng: ChaCha8Rng::seed_from_u64(job_seed ^ 0xc0ff_ee00),
+            next_bio: 0,
+            to_submit: VecDeque::new(),
+            to_complete: VecDeque::new(),
+            end_time: 0,
+            gen,
+            spec,
+        })
+    }
+
+    /// Starts the job at `now` (its group's turn has come); returns when it
+    /// should first try to issue.
+    pub fn start(&mut self, now: Ns) -> Ns {
+        self.start_ns = now + self.spec.startdelay_ns;
+        self.ramp_end_ns = self.start_ns + self.spec.ramp_time_ns;
+        if self.spec.runtime_ns > 0 {
+            self.end_ns = Some(self.ramp_end_ns + self.spec.runtime_ns);
+        }
+        self.state = JobState::Running;
+        self.cpu_busy = self.start_ns;
+        self.next_allowed = [self.start_ns; 3];
+        self.start_ns
+    }
+
+    pub fn inflight(&self) -> u32 {
+        self.inflight
+    }
+
+    /// Issues as many I/Os as the issue model allows at `now`. Returns the
+    /// actions for the simulation loop (submissions and at most one wake-up).
+    pub fn try_issue(&mut self, now: Ns, out: &mut Vec<JobAction>) {
+        if self.wake_pending.is_some_and(|t| t <= now) {
+            self.wake_pending = None;
+        }
+        while self.state == JobState::Running {
+            if self.finished_issuing(now) {
+                self.state = JobState::Draining;
+                self.maybe_done(now);
+                return;
+            }
+            if self.inflight >= self.depth || self.blocked {
+                return;
+            }
+            if now < self.think_until {
+                return self.wake(self.cap_at_end(self.think_until), out);
+            }
+            let unit = self.held.take().unwrap_or_else(|| self.gen.next_io());
+            let d = dir_index(unit.dir);
+            if now < self.next_allowed[d] {
+                let at = self.cap_at_end(self.next_allowed[d]);
+                self.held = Some(unit);
+                return self.wake(at, out);
+            }
+            self.advance_rate(d, unit.len);
+            self.issue(unit, now, out);
+        }
+    }
+
+    fn wake(&mut self, at: Ns, out: &mut Vec<JobAction>) {
+        if self.wake_pending.is_none_or(|t| at < t) {
+            self.wake_pending = Some(at);
+            out.push(JobAction::WakeAt { at });
+        }
+    }
+
+    /// A wake-up no later than the job's end (runtime).
+    fn cap_at_end(&self, at: Ns) -> Ns {
+        self.end_ns.map_or(at, |end| at.min(end))
+    }
+
+    fn finished_issuing(&self, now: Ns) -> bool {
+        self.end_ns.is_some_and(|end| now >= end)
+            || self.bytes_limit.is_some_and(|b| self.bytes_issued >= b)
+            || self.ios_limit.is_some_and(|n| self.ios_issued >= n)
+    }
+
+    /// Spaces issues of direction `d` by the rate limits (the later of the
+    /// byte rate and the IOPS rate).
+    fn advance_rate(&mut self, d: usize, len: u32) {
+        let (rate, iops) = per_dir(&self.spec, d);
+        let mut gap = 0f64;
+        if rate > 0 {
+            gap = gap.max(len as f64 * 1e9 / rate as f64);
+        }
+        if iops > 0 {
+            gap = gap.max(1e9 / iops as f64);
+        }
+        if gap == 0.0 {
+            return;
+        }
+        if self.spec.rate_process == RateProcess::Poisson {
+            // Exponential inter-arrival times with the same mean.
+            let u: f64 = self.rng.gen_range(f64::EPSILON..1.0);
+            gap *= -u.ln();
+        }
+        self.next_allowed[d] += gap.round() as Ns;
+    }
+
+    fn issue(&mut self, unit: IoUnit, now: Ns, out: &mut Vec<JobAction>) {
+        self.inflight += 1;
+        self.bytes_issued += unit.len as u64;
+        self.ios_issued += 1;
+        self.next_bio += 1;
+        let prio = self.prio_for(unit.dir);
+        let bio = Bio {
+            id: (self.index as u64) << 40 | self.next_bio,
+            job: self.index,
+            dir: match unit.dir {
+                IoDir::Read => Dir::Read,
+                IoDir::Write => Dir::Write,
+                IoDir::Trim => Dir::Discard,
+            },
+            sector: unit.offset / 512,
+            bytes: unit.len,
+            prio,
+            // Reads and O_DIRECT writes are REQ_SYNC in Linux; ssdlab models
+            // direct I/O only.
+            sync: true,
+            issue_ns: now,
+            submit_ns: 0,
+        };
+        self.cpu_busy = self.cpu_busy.max(now) + self.submit_ns;
+        self.to_submit.push_back(bio);
+        out.push(JobAction::Submit { at: self.cpu_busy });
+    }
+
+    /// The job's priority, or per I/O the cmdprio one (cmdprio_percentage).
+    fn prio_for(&mut self, dir: IoDir) -> IoPrio {
+        let d = dir_index(dir);
+        let pct = [
+            self.spec.cmdprio_percentage.read,
+            self.spec.cmdprio_percentage.write,
+            self.spec.cmdprio_percentage.trim,
+        ][d];
+        if pct > 0 && self.rng.gen_range(0..100u8) < pct {
+            let class = [
+                self.spec.cmdprio_class.read,
+                self.spec.cmdprio_class.write,
+                self.spec.cmdprio_class.trim,
+            ][d];
+            let level = [
+                self.spec.cmdprio.read,
+                self.spec.cmdprio.write,
+                self.spec.cmdprio.trim,
+            ][d];
+            return IoPrio {
+                class: io_class(class),
+                level,
+            };
+        }
+        match self.spec.prioclass {
+            Some(c) => IoPrio {
+                class: io_class(c),
+                level: self.spec.prio.unwrap_or(4),
+            },
+            None => IoPrio {
+                level: self.spec.prio.unwrap_or(4),
+                ..IoPrio::NONE
+            },
+        }
+    }
+
+    /// A bio of this job ended (the job sees it at `now`): returns its sample
+    /// when it counts (after ramp_time), then lets the job issue again.
+    pub fn complete(
+        &mut self,
+        done: BioDone,
+        now: Ns,
+        out: &mut Vec<JobAction>,
+    ) -> Option<IoSample> {
+        self.inflight -= 1;
+        let b = &done.bio;
+        let lat = now - b.issue_ns;
+        let (slat, clat) = if self.sync {
+            (None, lat)
+        } else {
+            (Some(b.submit_ns - b.issue_ns), now - b.submit_ns)
+        };
+        let sample = (now >= self.ramp_end_ns).then_some(IoSample {
+            dir: b.dir,
+            bytes: b.bytes,
+            prio: b.prio,
+            done_ns: now,
+            lat_ns: lat,
+            clat_ns: clat,
+            slat_ns: slat,
+        });
+        if self.spec.thinktime_ns > 0 {
+            self.since_think += 1;
+            if self.since_think >= self.spec.thinktime_blocks.max(1) {
+                self.since_think = 0;
+                self.think_until = now + self.spec.thinktime_ns;
+            }
+        }
+        match self.state {
+            JobState::Running => self.try_issue(now, out),
+            JobState::Draining => self.maybe_done(now),
+            _ => {}
+        }
+        sample
+    }
+
+    fn maybe_done(&mut self, now: Ns) {
+        if self.inflight == 0 && self.to_submit.is_empty() {
+            self.state = JobState::Done;
+            self.end_time = now;
+        }
+    }
+
+    /// Measured runtime: from the end of ramp to the job's end.
+    pub fn runtime_ns(&self) -> Ns {
+        self.end_time.saturating_sub(self.ramp_end_ns)
+    }
+}
+
+fn dir_index(d: IoDir) -> usize {
+    match d {
+        IoDir::Read => 0,
+        IoDir::Write => 1,
+        IoDir::Trim => 2,
+    }
+}
+
+fn per_dir(spec: &JobSpec, d: usize) -> (u64, u64) {
+    match d {
+        0 => (spec.rate.read, spec.rate_iops.read),
+        1 => (spec.rate.write, spec.rate_iops.write),
+        _ => (spec.rate.trim, spec.rate_iops.trim),
+    }
+}
+
+fn io_class(c: PrioClass) -> IoClass {
+    match c {
+        PrioClass::None => IoClass::None,
+        PrioClass::Rt => IoClass::Rt,
+        PrioClass::Be => IoClass::Be,
+        PrioClass::Idle => IoClass::Idle,
+    }
+}
