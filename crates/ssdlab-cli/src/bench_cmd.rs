@@ -15,6 +15,10 @@ pub struct Args {
     qd: u32,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Simulated seconds of the full-stack figure (fio K2 random-read job on
+    /// consumer-tlc-250g); 0 skips it.
+    #[arg(long, default_value_t = 10)]
+    fio_seconds: u64,
     /// Print one JSON object instead of tables.
     #[arg(long)]
     json: bool,
@@ -26,6 +30,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
         requests: a.requests,
         qd: a.qd,
         seed: a.seed,
+        fio_seconds: a.fio_seconds,
     };
     let r = bench::run(&opts)?;
     if a.json {
@@ -75,6 +80,18 @@ fn print_tables(r: &BenchReport) {
         w.randwrite_gc_req_per_s, w.randwrite_gc_events_per_s
     );
     println!("  peak RSS                {:>12.0} MiB", w.peak_rss_mb);
+    if let (Some(f), Some(rps)) = (&r.fio_k2_randread, w.fio_k2_randread_req_per_s) {
+        println!(
+            "  fio K2 randread, none   {:>12.0} requests/s  ({} on {}, {} s simulated, {} requests)",
+            rps, f.scheduler, f.device, f.simulated_s, f.requests
+        );
+        println!(
+            "                          total {:.0} MB/s, RT p99.9 {:.0} µs (simulated); peak RSS {:.0} MiB",
+            f.total_bw_mbs,
+            f.rt_p999_us,
+            w.fio_peak_rss_mb.unwrap_or(0.0)
+        );
+    }
 }
 
 fn row(name: &str, f: &LoadFigures) {

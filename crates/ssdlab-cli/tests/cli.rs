@@ -134,3 +134,123 @@ fn presets_lists_all() {
         assert!(out.contains(name), "{name}");
     }
 }
+
+const SHORT_K2: &str = "[global]\nioengine=libaio\ndirect=1\nbs=4k\nrw=randread\ntime_based\nruntime=1s\n\n\
+[bg1]\niodepth=32\nprioclass=2\noffset=0%\nsize=15%\n\n[bg2]\niodepth=32\nprioclass=2\noffset=15%\nsize=15%\n\n\
+[rt]\nioengine=psync\nprioclass=1\nprio=0\nthinktime=2000\noffset=45%\nsize=5%\n";
+
+fn strip_timestamps(s: &str) -> serde_json::Value {
+    let mut v: serde_json::Value = serde_json::from_str(s).unwrap();
+    let o = v.as_object_mut().unwrap();
+    for k in ["timestamp", "timestamp_ms", "time"] {
+        o.remove(k);
+    }
+    v
+}
+
+#[test]
+fn run_prints_fio_compatible_json_deterministically() {
+    let job = temp_preset("short.fio", SHORT_K2);
+    let args = [
+        "run",
+        job.to_str().unwrap(),
+        "--device",
+        "seed004",
+        "--scheduler",
+        "k2:max_inflight=4",
+        "--output-format",
+        "json",
+    ];
+    let (c1, a, e1) = ssdlab(&args);
+    let (c2, b, _) = ssdlab(&args);
+    assert_eq!((c1, c2), (0, 0), "{e1}");
+    let (a, b) = (strip_timestamps(&a), strip_timestamps(&b));
+    assert_eq!(a, b, "same command, same JSON");
+    let jobs = a["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 3);
+    for j in jobs {
+        assert!(j["jobname"].is_string());
+        let opts = &j["job options"];
+        assert!(opts.is_object());
+        let r = &j["read"];
+        assert!(r["clat_ns"]["percentile"]["99.900000"].as_u64().unwrap() > 0);
+        assert!(r["bw_bytes"].as_u64().unwrap() > 0);
+        assert!(r["iops"].as_f64().unwrap() > 0.0);
+    }
+    // fio-plot needs rw, iodepth, numjobs and bs in job or global options.
+    let globals = &a["global options"];
+    for k in ["rw", "bs"] {
+        assert!(
+            globals[k].is_string() || jobs[0]["job options"][k].is_string(),
+            "{k}"
+        );
+    }
+    for k in ["iodepth", "numjobs"] {
+        assert!(
+            jobs[0]["job options"][k].is_string() || globals[k].is_string(),
+            "{k}"
+        );
+    }
+    assert_eq!(a["ssdlab"]["scheduler"], "k2:max_inflight=4");
+}
+
+#[test]
+fn malformed_job_file_exits_2_with_file_and_line() {
+    let job = temp_preset(
+        "bad.fio",
+        "[global]\nbs=4k\n\n[j]\nrw=randread\niodepth=abc\n",
+    );
+    let out = temp_preset("never.json", "");
+    std::fs::remove_file(&out).unwrap();
+    let (code, stdout, stderr) = ssdlab(&[
+        "run",
+        job.to_str().unwrap(),
+        "--device",
+        "seed004",
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains(&format!("{}:6:", job.display())),
+        "{stderr}"
+    );
+    assert!(stderr.contains("iodepth"), "{stderr}");
+    assert!(!out.exists(), "nothing half-written");
+}
+
+#[test]
+fn bad_scheduler_specs_exit_2() {
+    let job = temp_preset("ok.fio", SHORT_K2);
+    for spec in [
+        "k2:max_inflight=0",
+        "k2:bogus=1",
+        "nosuch",
+        "mq-deadline:read_expire=5 parsecs",
+    ] {
+        let (code, stdout, stderr) = ssdlab(&[
+            "run",
+            job.to_str().unwrap(),
+            "--device",
+            "seed004",
+            "--scheduler",
+            spec,
+        ]);
+        assert_eq!(code, 2, "{spec}: {stderr}");
+        assert!(stdout.is_empty());
+    }
+    let (code, out, _) = ssdlab(&["schedulers"]);
+    assert_eq!(code, 0);
+    for name in [
+        "none",
+        "mq-deadline",
+        "kyber",
+        "k2",
+        "k2-budget",
+        "max_inflight",
+        "read_expire",
+    ] {
+        assert!(out.contains(name), "{name}");
+    }
+}

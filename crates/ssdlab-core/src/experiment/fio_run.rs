@@ -64,7 +64,7 @@ pub struct RunResult {
     pub events: u64,
 }
 
-struct Run<'a> {
+struct Run {
     dev: SimSsd,
     block: BlockLayer,
     jobs: Vec<FioJob>,
@@ -73,7 +73,12 @@ struct Run<'a> {
     actions: Vec<JobAction>,
     groups: Vec<u32>,
     current_group: usize,
-    progress: Option<&'a mut dyn FnMut(f64)>,
+}
+
+/// A run with its device preconditioned and its jobs built, ready to go.
+pub struct PreparedRun {
+    r: Run,
+    pre: PreconditionReport,
 }
 
 /// Runs a parsed job file. `progress` is called with the fraction of the
@@ -83,6 +88,11 @@ pub fn run(
     setup: &RunSetup,
     progress: Option<&mut dyn FnMut(f64)>,
 ) -> Result<RunResult, InputError> {
+    prepare(jobfile, setup)?.execute(progress)
+}
+
+/// Validates the setup, preconditions the device and builds the jobs.
+pub fn prepare(jobfile: &JobFile, setup: &RunSetup) -> Result<PreparedRun, InputError> {
     setup.host.validate()?;
     let sched = sched::build(&setup.scheduler)
         .map_err(|e| InputError::invalid("--scheduler", e.to_string()))?;
@@ -104,7 +114,7 @@ pub fn run(
     groups.sort_unstable();
     groups.dedup();
     let q = EventQueue::starting_at(dev.now());
-    let mut r = Run {
+    let r = Run {
         dev,
         block,
         jobs,
@@ -113,31 +123,39 @@ pub fn run(
         actions: Vec::new(),
         groups,
         current_group: 0,
-        progress,
     };
-    let events = r.run_loop();
-    if let Some(e) = r.dev.integrity_error.take() {
-        return Err(InputError::invalid(
-            "device",
-            format!("data-integrity check failed: {e}"),
-        ));
+    Ok(PreparedRun { r, pre })
+}
+
+impl PreparedRun {
+    /// Runs the jobs to their end. `progress` gets the fraction of the planned
+    /// simulated time done.
+    pub fn execute(self, progress: Option<&mut dyn FnMut(f64)>) -> Result<RunResult, InputError> {
+        let PreparedRun { mut r, pre } = self;
+        let events = r.run_loop(progress);
+        if let Some(e) = r.dev.integrity_error.take() {
+            return Err(InputError::invalid(
+                "device",
+                format!("data-integrity check failed: {e}"),
+            ));
+        }
+        let end = r.q.now();
+        let sched_name = r.block.scheduler_name().to_string();
+        for (job, st) in r.jobs.iter().zip(r.stats.iter_mut()) {
+            st.finish(job.ramp_end_ns, job.end_time);
+        }
+        Ok(RunResult {
+            precondition: pre,
+            device: r.dev.counters.clone(),
+            ftl: r.dev.ftl.counters.clone(),
+            host: r.block.counters.clone(),
+            scheduler: sched_name,
+            sim_end_ns: end,
+            events,
+            stats: r.stats,
+            jobs: r.jobs,
+        })
     }
-    let end = r.q.now();
-    let sched_name = r.block.scheduler_name().to_string();
-    for (job, st) in r.jobs.iter().zip(r.stats.iter_mut()) {
-        st.finish(job.ramp_end_ns, job.end_time);
-    }
-    Ok(RunResult {
-        precondition: pre,
-        device: r.dev.counters.clone(),
-        ftl: r.dev.ftl.counters.clone(),
-        host: r.block.counters.clone(),
-        scheduler: sched_name,
-        sim_end_ns: end,
-        events,
-        stats: r.stats,
-        jobs: r.jobs,
-    })
 }
 
 fn build_jobs(
@@ -175,8 +193,8 @@ fn build_jobs(
         .collect()
 }
 
-impl Run<'_> {
-    fn run_loop(&mut self) -> u64 {
+impl Run {
+    fn run_loop(&mut self, mut progress: Option<&mut dyn FnMut(f64)>) -> u64 {
         let t0 = self.q.now();
         self.start_group(t0);
         let horizon = self.planned_end(t0);
@@ -188,7 +206,7 @@ impl Run<'_> {
             if self.all_done() {
                 break;
             }
-            if let Some(p) = self.progress.as_mut() {
+            if let Some(p) = progress.as_mut() {
                 if now >= next_report && horizon > t0 {
                     p(((now - t0) as f64 / (horizon - t0) as f64).min(1.0));
                     next_report = now + (horizon - t0) / 200;
