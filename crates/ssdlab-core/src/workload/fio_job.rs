@@ -51,6 +51,13 @@ pub struct FioJob {
     pub spec: JobSpec,
     gen: IoGenerator,
     depth: u32,
+    /// I/Os submitted together (iodepth_batch_submit).
+    batch_submit: u32,
+    /// Completions reaped before the job issues again
+    /// (iodepth_batch_complete_min).
+    batch_complete: u32,
+    reaped: u32,
+    batch_left: u32,
     sync: bool,
     submit_ns: Ns,
     pub state: JobState,
@@ -100,6 +107,14 @@ impl FioJob {
         Ok(FioJob {
             index,
             depth: spec.effective_iodepth().max(1),
+            batch_submit: spec
+                .iodepth_batch_submit
+                .clamp(1, spec.effective_iodepth().max(1)),
+            batch_complete: spec
+                .iodepth_batch_complete_min
+                .clamp(1, spec.effective_iodepth().max(1)),
+            reaped: 0,
+            batch_left: 0,
             sync: spec.ioengine.is_sync(),
             submit_ns,
             state: JobState::Pending,
@@ -158,8 +173,16 @@ impl FioJob {
                 self.maybe_done(now);
                 return;
             }
-            if self.inflight >= self.depth || self.blocked {
+            if self.blocked {
                 return;
+            }
+            // A batch starts only when it fits whole (fio queues the I/Os
+            // and submits them in one call).
+            if self.batch_left == 0 {
+                if self.depth - self.inflight.min(self.depth) < self.batch_submit {
+                    return;
+                }
+                self.batch_left = self.batch_submit;
             }
             if now < self.think_until {
                 return self.wake(self.cap_at_end(self.think_until), out);
@@ -172,6 +195,7 @@ impl FioJob {
                 return self.wake(at, out);
             }
             self.advance_rate(d, unit.len);
+            self.batch_left -= 1;
             self.issue(unit, now, out);
         }
     }
@@ -312,8 +336,15 @@ impl FioJob {
                 self.think_until = now + self.spec.thinktime_ns;
             }
         }
+        self.reaped += 1;
+        // An async job reaps at least iodepth_batch_complete_min completions
+        // (or all outstanding ones) before it issues again.
+        let reaped_enough = self.reaped >= self.batch_complete || self.inflight == 0;
         match self.state {
-            JobState::Running => self.try_issue(now, out),
+            JobState::Running if reaped_enough => {
+                self.reaped = 0;
+                self.try_issue(now, out)
+            }
             JobState::Draining => self.maybe_done(now),
             _ => {}
         }
