@@ -110,7 +110,18 @@ fn load_host(path: Option<&Path>) -> Result<HostConfig, InputError> {
         field: "host".into(),
         message: e.message().to_string(),
     })?;
-    cfg.validate()?;
+    cfg.validate().map_err(|e| match e {
+        InputError::Invalid { context, message } => {
+            let key = context.trim_start_matches("host.").to_string();
+            InputError::At {
+                file,
+                line: ssdlab_core::ssd::config::line_of_key(&text, &key),
+                field: key,
+                message,
+            }
+        }
+        other => other,
+    })?;
     Ok(cfg)
 }
 

@@ -254,3 +254,46 @@ fn bad_scheduler_specs_exit_2() {
         assert!(out.contains(name), "{name}");
     }
 }
+
+#[test]
+fn host_file_and_timeseries_csv() {
+    let job = temp_preset("ts.fio", SHORT_K2);
+    let csv = job.with_extension("csv");
+    let host = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/host-default.toml"
+    );
+    let (code, out, err) = ssdlab(&[
+        "run",
+        job.to_str().unwrap(),
+        "--device",
+        "seed004",
+        "--host",
+        host,
+        "--timeseries",
+        csv.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Run status group 0"), "{out}");
+    assert!(out.contains("clat percentiles"), "{out}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(text.starts_with("job,dir,second,bytes,ios,bw_kib_s,iops\n"));
+    assert!(text.lines().any(|l| l.starts_with("rt,read,0,")), "{text}");
+    let bad = temp_preset(
+        "host.toml",
+        "# partial files take defaults\nhw_queues = 0\n",
+    );
+    let (code, _, err) = ssdlab(&[
+        "run",
+        job.to_str().unwrap(),
+        "--device",
+        "seed004",
+        "--host",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("{}:2: hw_queues:", bad.display())),
+        "{err}"
+    );
+}

@@ -5,7 +5,7 @@ use crate::error::InputError;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct HostConfig {
     /// blk-mq hardware queues (one NVMe submission queue each).
     pub hw_queues: u32,
@@ -23,7 +23,7 @@ pub struct HostConfig {
 
 /// Host CPU time per operation, in ns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct HostCosts {
     /// System call, bio set-up and scheduler insert, on the submitting job's
     /// CPU, per I/O.
