@@ -42,6 +42,8 @@ pub enum HostEvent {
     RequestDone(u64),
     /// The scheduler's timer (stale generations are ignored).
     SchedTimer(u64),
+    /// An asynchronous run of the hardware queues (kblockd).
+    RunQueues,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -72,6 +74,7 @@ pub struct BlockLayer {
     next_rid: u64,
     timer_gen: u64,
     timer_at: Option<Ns>,
+    async_run_pending: bool,
     page_size: u64,
     logical_pages: u64,
     /// Bios ended since the caller last drained this.
@@ -92,6 +95,7 @@ impl BlockLayer {
             next_rid: 1,
             timer_gen: 0,
             timer_at: None,
+            async_run_pending: false,
             page_size: dev.layout.page_size as u64,
             logical_pages: dev.layout.logical_pages as u64,
             done: Vec::new(),
@@ -243,6 +247,10 @@ impl BlockLayer {
         match ev {
             HostEvent::DeviceSubmit(rid) => self.device_submit(rid, now, dev, q),
             HostEvent::RequestDone(rid) => self.request_done(rid, now, q),
+            HostEvent::RunQueues => {
+                self.async_run_pending = false;
+                self.run_queues(now, q);
+            }
             HostEvent::SchedTimer(gen) => {
                 if gen == self.timer_gen {
                     self.timer_at = None;
@@ -311,7 +319,13 @@ impl BlockLayer {
             });
         }
         self.admit_tag_waiters(tag_hq as u32, now);
-        self.run_queues(now, q);
+        // blk-mq re-runs the queue from completion context asynchronously
+        // (blk_mq_run_hw_queues(q, true) in K2, the restart path in blk-mq).
+        if self.sched.has_work() && !self.async_run_pending {
+            self.async_run_pending = true;
+            q.schedule(now + self.cfg.costs.async_run_ns, HostEvent::RunQueues);
+        }
+        self.arm_timer(now, q);
     }
 
     fn admit_tag_waiters(&mut self, hq: u32, now: Ns) {

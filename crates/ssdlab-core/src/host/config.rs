@@ -36,6 +36,9 @@ pub struct HostCosts {
     pub complete_ns: u64,
     /// Waking a job that sleeps on its I/O (sync engines), per I/O.
     pub wakeup_ns: u64,
+    /// Delay of an asynchronous hardware-queue run (kblockd work item): a
+    /// completion that lets held-back requests go re-runs the queue this way.
+    pub async_run_ns: u64,
 }
 
 impl Default for HostCosts {
@@ -45,6 +48,7 @@ impl Default for HostCosts {
             dispatch_ns: 1_000,
             complete_ns: 2_000,
             wakeup_ns: 3_000,
+            async_run_ns: 10_000,
         }
     }
 }
