@@ -155,6 +155,36 @@ fn libaio_throughput_grows_with_iodepth_and_lat_is_slat_plus_clat() {
     assert!(iops[4].1 > 3.0 * iops[0].1, "qd16 vs qd1: {iops:?}");
 }
 
+/// host.costs.wakeup_ns is the cost of waking a job that sleeps waiting for
+/// its I/O: psync always (in its call), libaio when it can issue nothing else
+/// (at full depth, in io_getevents), so at iodepth=1 both pay it and at
+/// iodepth=32 libaio mostly does not.
+#[test]
+fn wakeup_cost_applies_to_sleeping_jobs_only() {
+    let mut s = setup();
+    s.host.costs.wakeup_ns = MS;
+    let lat = |engine: &str, depth: u32| {
+        let rep = reports(
+            &format!("[j]\nioengine={engine}\niodepth={depth}\ndirect=1\nbs=4k\nrw=randread\nnumber_ios=2000\n"),
+            &s,
+        );
+        (rep[0].read.lat.stat.mean, rep[0].read.total_ios)
+    };
+    let (sync, _) = lat("psync", 1);
+    let (aio1, _) = lat("libaio", 1);
+    assert!(sync > MS as f64, "psync lat {sync}");
+    assert!(aio1 > MS as f64, "libaio iodepth=1 sleeps in io_getevents: {aio1}");
+    // At depth 32 a wake-up reaps every completion that ended meanwhile:
+    // one wake-up per batch, so throughput is far above one I/O per wake-up.
+    let (_, n) = lat("libaio", 32);
+    assert_eq!(n, 2000);
+    let rep = reports(
+        "[j]\nioengine=libaio\niodepth=32\ndirect=1\nbs=4k\nrw=randread\ntime_based\nruntime=100ms\n",
+        &s,
+    );
+    assert!(rep[0].read.total_ios > 20 * 100, "{} I/Os in 100 wake-ups' time", rep[0].read.total_ios);
+}
+
 // 3. -------------------------------------------------------------------------
 
 #[test]
@@ -248,6 +278,30 @@ fn rate_iops_linear_is_exact_and_poisson_has_same_mean_more_variance() {
     );
 }
 
+/// fio's `rate_ddir`: in a mixed job a direction that is ahead of its rate
+/// yields to the other direction when that one is behind, so each direction
+/// gets its own cap (`rate_iops=,500` limits writes only).
+#[test]
+fn per_direction_rates_in_a_mixed_job_are_independent() {
+    let s = setup();
+    let base =
+        "[j]\nioengine=libaio\niodepth=16\ndirect=1\nbs=4k\nrw=randrw\ntime_based\nruntime=1s\n";
+    let rep = reports(&format!("{base}rate_iops=1000,500\n"), &s);
+    let (r, w) = (rep[0].read.iops(), rep[0].write.iops());
+    assert!(rel_err(w, 500.0) < 0.03, "write iops {w}");
+    assert!(
+        rel_err(r, 1000.0) < 0.03,
+        "rate_iops=1000,500: read iops {r}"
+    );
+    let rep = reports(&format!("{base}rate_iops=,500\n"), &s);
+    let (r, w) = (rep[0].read.iops(), rep[0].write.iops());
+    assert!(rel_err(w, 500.0) < 0.03, "write iops {w}");
+    assert!(
+        r > 5000.0,
+        "rate_iops=,500 (reads unlimited): read iops {r}"
+    );
+}
+
 // 5. -------------------------------------------------------------------------
 
 #[test]
@@ -332,6 +386,24 @@ fn time_based_runtime_and_size_limits() {
     assert_eq!(rep[0].read.total_ios, 768);
 }
 
+/// fio: "time_based requires a runtime/timeout setting" -- it warns, clears
+/// time_based and runs the job by size.
+#[test]
+fn time_based_without_runtime_runs_by_size() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rep = reports(
+            "[j]\nioengine=psync\ndirect=1\nbs=4k\nrw=randread\nsize=1m\ntime_based\n",
+            &setup(),
+        );
+        let _ = tx.send(rep[0].read.total_ios);
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(10)) {
+        Ok(n) => assert_eq!(n, 256),
+        Err(_) => panic!("time_based without runtime still running after 10 s of wall time"),
+    }
+}
+
 // 7. -------------------------------------------------------------------------
 
 #[test]
@@ -403,18 +475,50 @@ fn stonewall_starts_the_next_group_after_the_first_ends() {
 /// fio: `new_group` starts a new *reporting* group only; unlike `stonewall`
 /// it does not wait for the jobs before it.
 #[test]
-#[ignore = "BUG: fio_run serialises every reporting group, so new_group acts as stonewall"]
 fn new_group_reports_separately_but_runs_concurrently() {
     let s = setup();
     let r = run(&format!("{TWO_JOBS}[b]\nnew_group\n"), &s);
     assert_ne!(r.jobs[0].spec.group_id, r.jobs[1].spec.group_id);
     assert_eq!(
-        r.jobs[0].start_ns, r.jobs[1].start_ns,
+        r.jobs[0].start_ns,
+        r.jobs[1].start_ns,
         "new_group job started {} ns after the first",
         r.jobs[1].start_ns - r.jobs[0].start_ns
     );
     let span = r.sim_end_ns - r.jobs[0].start_ns;
     assert!((500 * MS..502 * MS).contains(&span), "span {span}");
+}
+
+#[test]
+fn startdelay_shifts_the_start_not_the_runtime() {
+    let s = setup();
+    let r = run(&format!("{TWO_JOBS}[b]\nstartdelay=100ms\n"), &s);
+    let (a, b) = (&r.jobs[0], &r.jobs[1]);
+    assert_eq!(b.start_ns, a.start_ns + 100 * MS);
+    assert!((500..=501).contains(&r.stats[1].report.job_runtime()));
+    assert!(b.end_time >= a.start_ns + 600 * MS);
+}
+
+#[test]
+fn group_reporting_sums_per_stonewall_group() {
+    let s = setup();
+    let text = format!(
+        "{TWO_JOBS}numjobs=2\ngroup_reporting\n[b]\nnumjobs=2\ngroup_reporting\nstonewall\n"
+    );
+    let separate = run(&text, &s);
+    let rep = reports(&text, &s);
+    assert_eq!(rep.len(), 2);
+    for (g, j) in rep.iter().enumerate() {
+        assert_eq!(j.groupid, g as u32);
+        assert_eq!(j.members, 2);
+        let sum: u64 = separate
+            .stats
+            .iter()
+            .filter(|st| st.report.groupid == g as u32)
+            .map(|st| st.report.read.total_ios)
+            .sum();
+        assert_eq!(j.read.total_ios, sum);
+    }
 }
 
 // 9. -------------------------------------------------------------------------
@@ -496,7 +600,10 @@ fn writes_trims_and_mixes() {
     assert_eq!(r.ftl.host_pages_written - base_pages, 2048);
     let v = report::build(&r, &jf, &s).to_fio_json();
     assert!(
-        v["ssdlab"]["device_counters"]["write_pages"].as_u64().unwrap() >= 2048,
+        v["ssdlab"]["device_counters"]["write_pages"]
+            .as_u64()
+            .unwrap()
+            >= 2048,
         "{}",
         v["ssdlab"]
     );
@@ -521,7 +628,10 @@ fn writes_trims_and_mixes() {
     );
     let (rd, wr) = (rep[0].read.total_ios, rep[0].write.total_ios);
     let share = rd as f64 / (rd + wr) as f64;
-    assert!((0.67..=0.73).contains(&share), "read share {share} ({rd}/{wr})");
+    assert!(
+        (0.67..=0.73).contains(&share),
+        "read share {share} ({rd}/{wr})"
+    );
     assert_eq!(rep[0].read.io_bytes, rd * 4096);
     assert_eq!(rep[0].write.io_bytes, wr * 4096);
 
@@ -567,7 +677,8 @@ fn same_setup_same_json() {
 // 12. ------------------------------------------------------------------------
 
 fn k2_study(sched: &str) -> (JobReport, u64, RunResult) {
-    let text = include_str!("../../../examples/k2/randread.fio").replace("runtime=100s", "runtime=2s");
+    let text =
+        include_str!("../../../examples/k2/randread.fio").replace("runtime=100s", "runtime=2s");
     assert!(text.contains("runtime=2s"));
     let s = setup_with("consumer-tlc-250g", sched, 0.5);
     let jf = parse(&text);
@@ -625,11 +736,19 @@ fn errors_name_the_problem() {
             Err(e) => e.to_string(),
         };
         assert!(err.contains("tiny"), "error does not name the job: {err}");
-        assert!(err.contains("test.fio"), "error does not name the file: {err}");
+        assert!(
+            err.contains("test.fio"),
+            "error does not name the file: {err}"
+        );
     }
     // Unknown scheduler and bad tunables.
     let text = "[j]\nioengine=psync\nrw=randread\nsize=1m\n";
-    for spec in ["cfq", "k2:max_inflight=0", "k2:no_such=1", "mq-deadline:read_expire"] {
+    for spec in [
+        "cfq",
+        "k2:max_inflight=0",
+        "k2:no_such=1",
+        "mq-deadline:read_expire",
+    ] {
         let mut bad = setup();
         bad.scheduler = spec.to_string();
         let err = match fio_run::run(&parse(text), &bad, None) {
@@ -640,7 +759,10 @@ fn errors_name_the_problem() {
     }
     let mut bad = setup();
     bad.scheduler = "cfq".into();
-    let err = fio_run::run(&parse(text), &bad, None).err().unwrap().to_string();
+    let err = fio_run::run(&parse(text), &bad, None)
+        .err()
+        .unwrap()
+        .to_string();
     assert!(err.contains("cfq"), "{err}");
     // An empty job file.
     let err = fio_run::run(&parse("[global]\nbs=4k\n"), &s, None)

@@ -71,8 +71,24 @@ struct Run {
     stats: Vec<JobStats>,
     q: EventQueue<SimEvent>,
     actions: Vec<JobAction>,
+    /// Each job's execution phase: a stonewall job waits for every job
+    /// before it (new_group only starts a new reporting group).
+    phases: Vec<u32>,
     groups: Vec<u32>,
     current_group: usize,
+}
+
+fn phases_of(jobs: &[FioJob]) -> Vec<u32> {
+    let mut phase = 0;
+    jobs.iter()
+        .enumerate()
+        .map(|(i, j)| {
+            if j.spec.stonewall && i > 0 {
+                phase += 1;
+            }
+            phase
+        })
+        .collect()
 }
 
 /// A run with its device preconditioned and its jobs built, ready to go.
@@ -110,8 +126,8 @@ pub fn prepare(jobfile: &JobFile, setup: &RunSetup) -> Result<PreparedRun, Input
     let block = BlockLayer::new(setup.host.clone(), sched, &dev);
     let jobs = build_jobs(jobfile, &block, setup)?;
     let stats = jobs.iter().map(|j| JobStats::new(&j.spec)).collect();
-    let mut groups: Vec<u32> = jobs.iter().map(|j| j.spec.group_id).collect();
-    groups.sort_unstable();
+    let phases = phases_of(&jobs);
+    let mut groups = phases.clone();
     groups.dedup();
     let q = EventQueue::starting_at(dev.now());
     let r = Run {
@@ -121,6 +137,7 @@ pub fn prepare(jobfile: &JobFile, setup: &RunSetup) -> Result<PreparedRun, Input
         stats,
         q,
         actions: Vec::new(),
+        phases,
         groups,
         current_group: 0,
     };
@@ -181,7 +198,7 @@ fn build_jobs(
                     ),
                 });
             }
-            FioJob::new(i as u32, spec.clone(), bytes, setup.seed, setup.host.costs.submit_ns).map_err(|m| {
+            FioJob::new(i as u32, spec.clone(), bytes, setup.seed, &setup.host.costs).map_err(|m| {
                 InputError::At {
                     file: spec.file.clone(),
                     line: spec.line,
@@ -221,8 +238,9 @@ impl Run {
         let per_group = |g: u32| {
             self.jobs
                 .iter()
-                .filter(|j| j.spec.group_id == g)
-                .map(|j| j.spec.startdelay_ns + j.spec.ramp_time_ns + j.spec.runtime_ns)
+                .zip(&self.phases)
+                .filter(|(_, &p)| p == g)
+                .map(|(j, _)| j.spec.startdelay_ns + j.spec.ramp_time_ns + j.spec.runtime_ns)
                 .max()
                 .unwrap_or(0)
         };
@@ -259,7 +277,7 @@ impl Run {
     fn deliver_done(&mut self) {
         for d in std::mem::take(&mut self.block.done) {
             let j = d.bio.job;
-            let at = d.time;
+            let at = self.jobs[j as usize].completion_seen_at(d.time);
             self.jobs[j as usize].to_complete.push_back(d);
             self.q.push(at, SimEvent::JobComplete(j));
         }
@@ -310,8 +328,9 @@ impl Run {
         let group_done = self
             .jobs
             .iter()
-            .filter(|job| job.spec.group_id == g)
-            .all(|job| job.state == JobState::Done);
+            .zip(&self.phases)
+            .filter(|(_, &p)| p == g)
+            .all(|(job, _)| job.state == JobState::Done);
         if group_done && self.current_group + 1 < self.groups.len() {
             self.current_group += 1;
             self.start_group(now);
@@ -321,7 +340,7 @@ impl Run {
     fn start_group(&mut self, now: Ns) {
         let g = self.groups[self.current_group];
         for j in 0..self.jobs.len() {
-            if self.jobs[j].spec.group_id == g {
+            if self.phases[j] == g {
                 let at = self.jobs[j].start(now);
                 self.stats[j].begin(self.jobs[j].ramp_end_ns);
                 self.q.push(at, SimEvent::JobWake(j as u32));

@@ -53,6 +53,8 @@ pub struct HostCounters {
     pub merges: u64,
     pub tag_waits: u64,
     pub dispatched: u64,
+    /// Most requests at the device at once (all hardware queues).
+    pub max_device_inflight: u32,
 }
 
 struct Tracked {
@@ -223,6 +225,8 @@ impl BlockLayer {
                 t.rq = Some(rq);
                 self.device_inflight[hq] += 1;
                 self.counters.dispatched += 1;
+                let total: u32 = self.device_inflight.iter().sum();
+                self.counters.max_device_inflight = self.counters.max_device_inflight.max(total);
                 q.schedule(at, HostEvent::DeviceSubmit(rid));
             }
         }
@@ -308,15 +312,7 @@ impl BlockLayer {
         let tag_hq = self.hq_of(&t.bios[0]) as usize;
         self.tags_used[tag_hq] -= 1;
         for bio in t.bios {
-            let wake = if bio.sync {
-                self.cfg.costs.wakeup_ns
-            } else {
-                0
-            };
-            self.done.push(BioDone {
-                bio,
-                time: now + wake,
-            });
+            self.done.push(BioDone { bio, time: now });
         }
         self.admit_tag_waiters(tag_hq as u32, now);
         // blk-mq re-runs the queue from completion context asynchronously

@@ -34,7 +34,8 @@ pub struct HostCosts {
     /// Completion interrupt, scheduler completion and bio end, per request,
     /// serial on the hardware queue's CPU.
     pub complete_ns: u64,
-    /// Waking a job that sleeps on its I/O (sync engines), per I/O.
+    /// Waking a job that sleeps waiting for its I/O (a sync engine's call, or
+    /// an async job at full depth in io_getevents), per completion it sees.
     pub wakeup_ns: u64,
     /// Delay of an asynchronous hardware-queue run (kblockd work item): a
     /// completion that lets held-back requests go re-runs the queue this way.

@@ -6,7 +6,7 @@
 //! fio crate's `IoGenerator`.
 
 use crate::engine::Ns;
-use crate::host::{Bio, BioDone};
+use crate::host::{Bio, BioDone, HostCosts};
 use crate::sched::{Dir, IoClass, IoPrio};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -60,6 +60,8 @@ pub struct FioJob {
     batch_left: u32,
     sync: bool,
     submit_ns: Ns,
+    wakeup_ns: Ns,
+    waking_until: Option<Ns>,
     pub state: JobState,
     pub start_ns: Ns,
     pub ramp_end_ns: Ns,
@@ -93,12 +95,14 @@ impl FioJob {
         spec: JobSpec,
         device_bytes: u64,
         seed: u64,
-        submit_ns: Ns,
+        costs: &HostCosts,
     ) -> Result<FioJob, String> {
         let region = spec.region(device_bytes);
         let job_seed = seed ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let gen = IoGenerator::new(&spec, region, job_seed).map_err(|e| e.to_string())?;
-        let time_based = spec.time_based;
+        // fio: "time_based requires a runtime/timeout setting" — without one
+        // the job runs by size.
+        let time_based = spec.time_based && spec.runtime_ns > 0;
         let size_limit = spec
             .io_size
             .or(spec.size)
@@ -116,7 +120,9 @@ impl FioJob {
             reaped: 0,
             batch_left: 0,
             sync: spec.ioengine.is_sync(),
-            submit_ns,
+            submit_ns: costs.submit_ns,
+            wakeup_ns: costs.wakeup_ns,
+            waking_until: None,
             state: JobState::Pending,
             start_ns: 0,
             ramp_end_ns: 0,
@@ -161,6 +167,24 @@ impl FioJob {
         self.inflight
     }
 
+    /// When the job sees a completion that ended at `t`: a sync engine
+    /// sleeps in its call, an async job sleeps in io_getevents when it can
+    /// issue nothing else; a sleeping job needs `wakeup_ns` to wake, and
+    /// completions that end while it is waking are reaped with the first.
+    pub fn completion_seen_at(&mut self, t: Ns) -> Ns {
+        if let Some(w) = self.waking_until {
+            if t <= w {
+                return w;
+            }
+        }
+        if self.sync || self.inflight >= self.depth || self.blocked {
+            self.waking_until = Some(t + self.wakeup_ns);
+            t + self.wakeup_ns
+        } else {
+            t
+        }
+    }
+
     /// Issues as many I/Os as the issue model allows at `now`. Returns the
     /// actions for the simulation loop (submissions and at most one wake-up).
     pub fn try_issue(&mut self, now: Ns, out: &mut Vec<JobAction>) {
@@ -187,13 +211,20 @@ impl FioJob {
             if now < self.think_until {
                 return self.wake(self.cap_at_end(self.think_until), out);
             }
-            let unit = self.held.take().unwrap_or_else(|| self.gen.next_io());
-            let d = dir_index(unit.dir);
-            if now < self.next_allowed[d] {
-                let at = self.cap_at_end(self.next_allowed[d]);
-                self.held = Some(unit);
-                return self.wake(at, out);
+            let mut unit = self.held.take().unwrap_or_else(|| self.gen.next_io());
+            if now < self.next_allowed[dir_index(unit.dir)] {
+                // A mixed job switches to a direction that is not held back
+                // by its rate (fio's rate_ddir).
+                match self.unthrottled_other(unit.dir, now) {
+                    Some(other) => unit.dir = other,
+                    None => {
+                        let at = self.cap_at_end(self.earliest_allowed(unit.dir));
+                        self.held = Some(unit);
+                        return self.wake(at, out);
+                    }
+                }
             }
+            let d = dir_index(unit.dir);
             self.advance_rate(d, unit.len);
             self.batch_left -= 1;
             self.issue(unit, now, out);
@@ -204,6 +235,30 @@ impl FioJob {
         if self.wake_pending.is_none_or(|t| at < t) {
             self.wake_pending = Some(at);
             out.push(JobAction::WakeAt { at });
+        }
+    }
+
+    /// For a read/write mix: the other direction, when its rate allows an
+    /// issue now.
+    fn unthrottled_other(&self, dir: IoDir, now: Ns) -> Option<IoDir> {
+        let other = self.mix_partner(dir)?;
+        (now >= self.next_allowed[dir_index(other)]).then_some(other)
+    }
+
+    fn mix_partner(&self, dir: IoDir) -> Option<IoDir> {
+        match (self.spec.rw.is_mixed(), dir) {
+            (true, IoDir::Read) => Some(IoDir::Write),
+            (true, IoDir::Write) => Some(IoDir::Read),
+            _ => None,
+        }
+    }
+
+    /// When the job may next issue in `dir` or, mixed, in its partner.
+    fn earliest_allowed(&self, dir: IoDir) -> Ns {
+        let own = self.next_allowed[dir_index(dir)];
+        match self.mix_partner(dir) {
+            Some(other) => own.min(self.next_allowed[dir_index(other)]),
+            None => own,
         }
     }
 
