@@ -2,8 +2,10 @@
 
 mod bench_cmd;
 mod presets_cmd;
+mod reproduce_cmd;
 mod run_cmd;
 mod schedulers_cmd;
+mod tune_cmd;
 mod validate_cmd;
 
 use clap::{Parser, Subcommand};
@@ -26,6 +28,11 @@ enum Command {
     /// Run an fio job file against the simulated host and device; prints
     /// fio's report (text or fio-compatible JSON) plus ssdlab's own section.
     Run(run_cmd::Args),
+    /// Reproduce a study: runs its grid in parallel (cached, resumable) and
+    /// writes results.csv, report.md, figures and report.html.
+    Reproduce(reproduce_cmd::Args),
+    /// Choose K2's bound for an objective (O1/O2) from a study's results.csv.
+    Tune(tune_cmd::Args),
     /// Measure simulator speed: precondition a device fully, then closed-loop
     /// 4 KiB random reads and GC-bound random writes.
     Bench(bench_cmd::Args),
@@ -41,6 +48,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(a) => run_cmd::run(a),
+        Command::Reproduce(a) => reproduce_cmd::run(a),
+        Command::Tune(a) => tune_cmd::run(a),
         Command::Bench(a) => bench_cmd::run(a),
         Command::Validate(a) => validate_cmd::run(a),
         Command::Presets(a) => presets_cmd::run(a),

@@ -192,8 +192,13 @@ fn run_prints_fio_compatible_json_deterministically() {
         );
     }
     assert_eq!(a["ssdlab"]["scheduler"], "k2:max_inflight=4");
-    let most = a["ssdlab"]["host_counters"]["max_device_inflight"].as_u64().unwrap();
-    assert!((1..=4).contains(&most), "K2 kept {most} requests at the device");
+    let most = a["ssdlab"]["host_counters"]["max_device_inflight"]
+        .as_u64()
+        .unwrap();
+    assert!(
+        (1..=4).contains(&most),
+        "K2 kept {most} requests at the device"
+    );
 }
 
 #[test]

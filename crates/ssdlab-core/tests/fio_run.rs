@@ -173,7 +173,10 @@ fn wakeup_cost_applies_to_sleeping_jobs_only() {
     let (sync, _) = lat("psync", 1);
     let (aio1, _) = lat("libaio", 1);
     assert!(sync > MS as f64, "psync lat {sync}");
-    assert!(aio1 > MS as f64, "libaio iodepth=1 sleeps in io_getevents: {aio1}");
+    assert!(
+        aio1 > MS as f64,
+        "libaio iodepth=1 sleeps in io_getevents: {aio1}"
+    );
     // At depth 32 a wake-up reaps every completion that ended meanwhile:
     // one wake-up per batch, so throughput is far above one I/O per wake-up.
     let (_, n) = lat("libaio", 32);
@@ -182,7 +185,11 @@ fn wakeup_cost_applies_to_sleeping_jobs_only() {
         "[j]\nioengine=libaio\niodepth=32\ndirect=1\nbs=4k\nrw=randread\ntime_based\nruntime=100ms\n",
         &s,
     );
-    assert!(rep[0].read.total_ios > 20 * 100, "{} I/Os in 100 wake-ups' time", rep[0].read.total_ios);
+    assert!(
+        rep[0].read.total_ios > 20 * 100,
+        "{} I/Os in 100 wake-ups' time",
+        rep[0].read.total_ios
+    );
 }
 
 // 3. -------------------------------------------------------------------------

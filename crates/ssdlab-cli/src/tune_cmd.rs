@@ -1,0 +1,120 @@
+use ssdlab_core::error::InputError;
+use ssdlab_core::experiment::k2_study::report::read_csv;
+use ssdlab_core::experiment::k2_study::tune::{tune_all, Objective, TuneResult};
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// o1: maximise bandwidth with RT p99.9 ≤ α% of none's; o2: minimise RT
+    /// p99.9 with bandwidth ≥ β% of none's.
+    #[arg(long, value_parser = ["o1", "o2"])]
+    objective: String,
+    /// α in percent (O1).
+    #[arg(long)]
+    alpha: Option<f64>,
+    /// β in percent (O2).
+    #[arg(long)]
+    beta: Option<f64>,
+    /// A results.csv written by `ssdlab reproduce k2`.
+    #[arg(long)]
+    results: PathBuf,
+    /// Only this operation's cells.
+    #[arg(long)]
+    op: Option<String>,
+    /// Only this occupancy's cells (partial, full).
+    #[arg(long)]
+    occupancy: Option<String>,
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: Args) -> Result<(), InputError> {
+    let objective = match (a.objective.as_str(), a.alpha, a.beta) {
+        ("o1", Some(alpha), None) => Objective::O1 {
+            alpha: pct("--alpha", alpha)?,
+        },
+        ("o2", None, Some(beta)) => Objective::O2 {
+            beta: pct("--beta", beta)?,
+        },
+        ("o1", _, _) => {
+            return Err(InputError::invalid(
+                "--objective o1",
+                "needs --alpha PCT (and no --beta)",
+            ))
+        }
+        _ => {
+            return Err(InputError::invalid(
+                "--objective o2",
+                "needs --beta PCT (and no --alpha)",
+            ))
+        }
+    };
+    let file = a.results.display().to_string();
+    let rows = read_csv(&a.results).map_err(|e| {
+        let line = e.position().map_or(0, |p| p.line() as usize);
+        InputError::At {
+            file: file.clone(),
+            line,
+            field: "results".into(),
+            message: e.to_string(),
+        }
+    })?;
+    let rows: Vec<_> = rows
+        .into_iter()
+        .filter(|r| a.op.as_ref().is_none_or(|o| &r.op == o))
+        .filter(|r| a.occupancy.as_ref().is_none_or(|o| &r.occupancy == o))
+        .collect();
+    let results = tune_all(&rows, objective);
+    if results.is_empty() {
+        return Err(InputError::invalid(
+            file,
+            "no (operation, occupancy) cell with both none and K2 rows",
+        ));
+    }
+    if a.json {
+        return crate::print_json(&results);
+    }
+    for t in &results {
+        print_one(t);
+    }
+    Ok(())
+}
+
+fn pct(name: &str, v: f64) -> Result<f64, InputError> {
+    if v > 0.0 && v <= 100.0 {
+        Ok(v)
+    } else {
+        Err(InputError::invalid(
+            name,
+            format!("{v} is outside (0, 100]"),
+        ))
+    }
+}
+
+fn print_one(t: &TuneResult) {
+    let constraint = match t.objective {
+        Objective::O1 { alpha } => {
+            format!("RT p99.9 ≤ {alpha}% of none's {:.0} µs", t.none_p999_us)
+        }
+        Objective::O2 { beta } => format!(
+            "total bandwidth ≥ {beta}% of none's {:.0} MB/s",
+            t.none_bw_mbs
+        ),
+    };
+    let feasible: Vec<String> = t.feasible.iter().map(|b| format!("K2-{b}")).collect();
+    let answer = match (t.chosen, t.closest) {
+        (Some(b), _) => format!("K2-{b}"),
+        (None, Some(c)) => format!("infeasible (closest: K2-{c})"),
+        (None, None) => "infeasible".into(),
+    };
+    println!("{} / {}: {constraint}", t.op, t.occupancy);
+    println!(
+        "  feasible: {}",
+        if feasible.is_empty() {
+            "none".to_string()
+        } else {
+            feasible.join(", ")
+        }
+    );
+    println!("  chosen:   {answer}");
+}

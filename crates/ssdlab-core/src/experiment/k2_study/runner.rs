@@ -1,0 +1,202 @@
+//! Runs the study's points in parallel, each repetition once (cached).
+
+use super::cache::{Cache, RepResult};
+use super::grid::{points, Plan, Point};
+use super::results::PointRow;
+use crate::error::InputError;
+use crate::experiment::fio_run;
+use crate::host::HostConfig;
+use crate::ssd::config::SsdConfig;
+use rayon::prelude::*;
+use serde_json::json;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub struct StudyOptions {
+    pub plan: Plan,
+    pub out: PathBuf,
+    pub threads: usize,
+    pub seed: u64,
+    pub device: SsdConfig,
+    pub host: HostConfig,
+    /// Operations to run (empty: all four).
+    pub ops: Vec<String>,
+    /// Device states to run (empty: both).
+    pub occupancies: Vec<String>,
+}
+
+pub struct StudyRun {
+    pub rows: Vec<PointRow>,
+    pub computed: usize,
+    pub cached: usize,
+}
+
+/// Runs every point not yet in the cache; `progress(done, total)` after each.
+pub fn run_study(
+    opts: &StudyOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<StudyRun, InputError> {
+    let cache = Cache::open(&opts.out.join("cache")).map_err(|e| io_err(&opts.out, e))?;
+    let pts = points(&opts.plan, &opts.ops, &opts.occupancies);
+    let total = pts.len();
+    let done = AtomicUsize::new(0);
+    let computed = AtomicUsize::new(0);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads.max(1))
+        .build()
+        .map_err(|e| InputError::invalid("--jobs", e.to_string()))?;
+    let results: Result<Vec<(Point, RepResult)>, InputError> = pool.install(|| {
+        pts.into_par_iter()
+            .with_max_len(1)
+            .map(|p| {
+                let config = point_config(&p, opts);
+                let key = Cache::key(&config);
+                let r = match cache.get(&key) {
+                    Some(r) => r,
+                    None => {
+                        let r = run_point(&p, opts)?;
+                        cache
+                            .put(&key, &config, &r)
+                            .map_err(|e| io_err(&opts.out, e))?;
+                        computed.fetch_add(1, Ordering::Relaxed);
+                        r
+                    }
+                };
+                progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+                Ok((p, r))
+            })
+            .collect()
+    });
+    let results = results?;
+    let computed = computed.into_inner();
+    Ok(StudyRun {
+        rows: aggregate(&results),
+        computed,
+        cached: total - computed,
+    })
+}
+
+fn io_err(dir: &std::path::Path, e: std::io::Error) -> InputError {
+    InputError::invalid(dir.display().to_string(), e.to_string())
+}
+
+/// Everything that decides a repetition's result (the cache key's input).
+fn point_config(p: &Point, opts: &StudyOptions) -> serde_json::Value {
+    json!({
+        "ssdlab": env!("CARGO_PKG_VERSION"),
+        "device": opts.device,
+        "host": opts.host,
+        "scheduler": p.scheduler_spec(),
+        "job": p.job_file(),
+        "occupancy": p.occupancy_share(),
+        "seed": opts.seed.wrapping_add(p.rep as u64),
+    })
+}
+
+fn run_point(p: &Point, opts: &StudyOptions) -> Result<RepResult, InputError> {
+    let name = format!("examples/k2/{}.fio", p.op);
+    let jobfile = ssdlab_fio::parse_str(&p.job_file(), &name, &|_| None)
+        .map_err(|e| InputError::invalid(name, e.to_string()))?;
+    let res = fio_run::run(
+        &jobfile,
+        &p.setup(&opts.device, &opts.host, opts.seed),
+        None,
+    )?;
+    let reports: Vec<_> = res.stats.iter().map(|s| &s.report).collect();
+    let bw = |r: &ssdlab_metrics::JobReport| (r.read.bw_bytes() + r.write.bw_bytes()) as f64 / 1e6;
+    let rt = reports
+        .iter()
+        .find(|r| r.jobname == "rt")
+        .expect("study job files have an rt job");
+    let rt_dir = if rt.read.total_ios > 0 {
+        &rt.read
+    } else {
+        &rt.write
+    };
+    let pct = rt_dir.clat.percentiles(&[99.0, 99.9]);
+    let f = &res.ftl;
+    let waf = if f.host_pages_written > 0 {
+        (f.host_pages_written + f.gc_pages_moved + f.fold_pages_moved) as f64
+            / f.host_pages_written as f64
+    } else {
+        0.0
+    };
+    Ok(RepResult {
+        rt_p999_us: pct[1].1 as f64 / 1000.0,
+        rt_p99_us: pct[0].1 as f64 / 1000.0,
+        rt_mean_us: rt_dir.clat.mean() / 1000.0,
+        total_bw_mbs: reports.iter().map(|r| bw(r)).sum(),
+        nrt_bw_mbs: reports
+            .iter()
+            .filter(|r| r.jobname != "rt")
+            .map(|r| bw(r))
+            .sum(),
+        waf,
+        gc_invocations: f.gc_invocations,
+        gc_pages_moved: f.gc_pages_moved,
+        erases: f.erases,
+    })
+}
+
+/// Averages the repetitions of each point, in the grid's order.
+fn aggregate(results: &[(Point, RepResult)]) -> Vec<PointRow> {
+    let mut rows: Vec<PointRow> = Vec::new();
+    for (p, r) in results {
+        let same = |row: &&mut PointRow| {
+            row.op == p.op && row.occupancy == p.occupancy && row.bound == p.bound
+        };
+        if let Some(row) = rows.iter_mut().find(|row| same(row)) {
+            accumulate(row, r);
+            continue;
+        }
+        let mut row = PointRow {
+            op: p.op.clone(),
+            occupancy: p.occupancy.clone(),
+            scheduler: if p.bound.is_some() { "k2" } else { "none" }.to_string(),
+            bound: p.bound,
+            rt_p999_us: 0.0,
+            rt_p99_us: 0.0,
+            rt_mean_us: 0.0,
+            total_bw_mbs: 0.0,
+            nrt_bw_mbs: 0.0,
+            reps: 0,
+            runtime_s: p.runtime_s as f64,
+            waf: 0.0,
+            gc_invocations: 0,
+            gc_pages_moved: 0,
+            erases: 0,
+        };
+        accumulate(&mut row, r);
+        rows.push(row);
+    }
+    for row in &mut rows {
+        let n = row.reps as f64;
+        for v in [
+            &mut row.rt_p999_us,
+            &mut row.rt_p99_us,
+            &mut row.rt_mean_us,
+            &mut row.total_bw_mbs,
+            &mut row.nrt_bw_mbs,
+            &mut row.waf,
+        ] {
+            *v /= n;
+        }
+        row.gc_invocations /= row.reps as u64;
+        row.gc_pages_moved /= row.reps as u64;
+        row.erases /= row.reps as u64;
+    }
+    rows
+}
+
+fn accumulate(row: &mut PointRow, r: &RepResult) {
+    row.reps += 1;
+    row.rt_p999_us += r.rt_p999_us;
+    row.rt_p99_us += r.rt_p99_us;
+    row.rt_mean_us += r.rt_mean_us;
+    row.total_bw_mbs += r.total_bw_mbs;
+    row.nrt_bw_mbs += r.nrt_bw_mbs;
+    row.waf += r.waf;
+    row.gc_invocations += r.gc_invocations;
+    row.gc_pages_moved += r.gc_pages_moved;
+    row.erases += r.erases;
+}
