@@ -44,6 +44,15 @@ struct K2Args {
     /// Only these device states (partial, full); repeatable.
     #[arg(long = "occupancy", value_parser = ["partial", "full"])]
     occupancies: Vec<String>,
+    /// Override the plan: simulated seconds per partially occupied run.
+    #[arg(long)]
+    partial_runtime: Option<u64>,
+    /// Override the plan: simulated seconds per fully occupied run.
+    #[arg(long)]
+    full_runtime: Option<u64>,
+    /// Override the plan: repetitions per point.
+    #[arg(long)]
+    reps: Option<u32>,
 }
 
 fn default_jobs() -> usize {
@@ -55,8 +64,28 @@ pub fn run(a: Args) -> Result<(), InputError> {
     if a.jobs == 0 {
         return Err(InputError::invalid("--jobs", "must be at least 1"));
     }
+    // --quick is the default; clap rejects it together with --paper.
+    let base = if a.paper && !a.quick {
+        Plan::PAPER
+    } else {
+        Plan::QUICK
+    };
+    let plan = Plan {
+        partial_runtime_s: a.partial_runtime.unwrap_or(base.partial_runtime_s),
+        full_runtime_s: a.full_runtime.unwrap_or(base.full_runtime_s),
+        reps: a.reps.unwrap_or(base.reps),
+    };
+    for (name, v) in [
+        ("--partial-runtime", plan.partial_runtime_s),
+        ("--full-runtime", plan.full_runtime_s),
+        ("--reps", plan.reps as u64),
+    ] {
+        if v == 0 {
+            return Err(InputError::invalid(name, "must be at least 1"));
+        }
+    }
     let opts = StudyOptions {
-        plan: if a.paper { Plan::PAPER } else { Plan::QUICK },
+        plan,
         out: a.out.clone(),
         threads: a.jobs,
         seed: a.seed,

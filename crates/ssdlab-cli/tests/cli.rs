@@ -304,3 +304,80 @@ fn host_file_and_timeseries_csv() {
         "{err}"
     );
 }
+
+#[test]
+fn reproduce_resumes_from_its_cache_and_tune_reads_its_results() {
+    let dir = std::env::temp_dir().join(format!("ssdlab-k2-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let args = [
+        "reproduce",
+        "k2",
+        "--out",
+        dir.to_str().unwrap(),
+        "--device",
+        "seed004",
+        "--op",
+        "randread",
+        "--occupancy",
+        "partial",
+        "--partial-runtime",
+        "1",
+        "--jobs",
+        "2",
+    ];
+    let (code, out, err) = ssdlab(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("8 repetitions computed, 0 from the cache"),
+        "{out}"
+    );
+    for f in [
+        "results.csv",
+        "report.md",
+        "report.html",
+        "fig-randread-partial.svg",
+        "fig-randread-partial.png",
+    ] {
+        assert!(dir.join(f).exists(), "{f}");
+    }
+    // An interrupted run: two points lost; the re-run computes only those.
+    let mut cached: Vec<_> = std::fs::read_dir(dir.join("cache"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    cached.sort();
+    for p in &cached[..2] {
+        std::fs::remove_file(p).unwrap();
+    }
+    let (code, out, err) = ssdlab(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("2 repetitions computed, 6 from the cache"),
+        "{out}"
+    );
+    let csv = dir.join("results.csv");
+    let (code, out, err) = ssdlab(&[
+        "tune",
+        "--objective",
+        "o1",
+        "--alpha",
+        "50",
+        "--results",
+        csv.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["op"], "randread");
+    let (code, _, err) = ssdlab(&[
+        "tune",
+        "--objective",
+        "o1",
+        "--beta",
+        "50",
+        "--results",
+        csv.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
