@@ -662,8 +662,17 @@ mod tests {
                 "title missing in {}",
                 fig.svg.display()
             );
+            // plotters writes each text on its own line inside <text>.
+            let texts: Vec<&str> = svg
+                .split("<text")
+                .skip(1)
+                .map(|t| {
+                    let body = t.split_once('>').map_or("", |(_, b)| b);
+                    body.split("</text>").next().unwrap_or("").trim()
+                })
+                .collect();
             for label in ["none", "K2-64", "K2-8", "K2-1"] {
-                assert!(svg.contains(&format!(">{label}<")), "{label} missing");
+                assert!(texts.contains(&label), "{label} missing");
             }
             assert!(svg.contains("Total bandwidth (MB/s)"));
             assert!(svg.contains("RT p99.9 latency (µs)"));
