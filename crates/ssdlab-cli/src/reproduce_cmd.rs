@@ -18,6 +18,28 @@ enum Study {
     /// The K2 queue-length-bound study (Park and Lee, 2021): four operations ×
     /// partially/fully occupied × none and K2-64 … K2-1.
     K2(K2Args),
+    /// The K2 paper's own comparison (RTSS 2019): none, mq-deadline, kyber vs
+    /// K2-8/16/32 on the K2 benchmark set-up; best p99.9 reductions and worst
+    /// background-throughput penalty next to the paper's headline.
+    K2Rtss(RtssArgs),
+}
+
+#[derive(clap::Args)]
+struct RtssArgs {
+    /// The paper's 10 s per point (default: 4 s).
+    #[arg(long)]
+    paper: bool,
+    #[arg(long, default_value = "out/k2-rtss")]
+    out: PathBuf,
+    #[arg(long, default_value_t = default_jobs())]
+    jobs: usize,
+    #[arg(long, default_value = "consumer-tlc-250g")]
+    device: String,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Override: simulated seconds per point.
+    #[arg(long)]
+    runtime: Option<u64>,
 }
 
 #[derive(clap::Args)]
@@ -60,7 +82,92 @@ fn default_jobs() -> usize {
 }
 
 pub fn run(a: Args) -> Result<(), InputError> {
-    let Study::K2(a) = a.study;
+    match a.study {
+        Study::K2(a) => run_k2(a),
+        Study::K2Rtss(a) => run_rtss(a),
+    }
+}
+
+fn progress_bar(what: &str) -> Option<indicatif::ProgressBar> {
+    std::io::stderr().is_terminal().then(|| {
+        let b = indicatif::ProgressBar::new(1);
+        let template =
+            format!("{what} [{{bar:40}}] {{pos}}/{{len}} points ({{elapsed}}, eta {{eta}})");
+        b.set_style(indicatif::ProgressStyle::with_template(&template).expect("valid template"));
+        b
+    })
+}
+
+fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
+    use ssdlab_core::experiment::k2_study::{report::write_rows_csv, rtss, runner::RunEnv};
+    if a.jobs == 0 {
+        return Err(InputError::invalid("--jobs", "must be at least 1"));
+    }
+    let runtime = a.runtime.unwrap_or(if a.paper { 10 } else { 4 });
+    if runtime == 0 {
+        return Err(InputError::invalid("--runtime", "must be at least 1"));
+    }
+    let device = SsdConfig::load(&a.device)?;
+    let host = HostConfig::default();
+    let env = RunEnv {
+        out: &a.out,
+        threads: a.jobs,
+        seed: a.seed,
+        device: &device,
+        host: &host,
+    };
+    let bar = progress_bar("K2 vs Linux");
+    let progress = |done: usize, total: usize| {
+        if let Some(b) = &bar {
+            b.set_length(total as u64);
+            b.set_position(done as u64);
+        }
+    };
+    let (rows, computed) = rtss::run(&env, runtime, &progress)?;
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let io = |p: &std::path::Path, e: String| InputError::invalid(p.display().to_string(), e);
+    let csv = a.out.join("results.csv");
+    write_rows_csv(&rows, &csv).map_err(|e| io(&csv, e.to_string()))?;
+    let preamble = format!(
+        "Device `{}`, host defaults, {runtime} s per point, seed {}; {} points computed, {} from the cache.\n",
+        device.name,
+        a.seed,
+        computed,
+        rows.len() - computed
+    );
+    let md = a.out.join("report.md");
+    std::fs::write(&md, rtss::markdown(&rows, &preamble)).map_err(|e| io(&md, e.to_string()))?;
+    let h = rtss::headline(&rows);
+    println!(
+        "K2 vs Linux schedulers: {} points ({computed} computed) in {}",
+        rows.len(),
+        a.out.display()
+    );
+    println!(
+        "  best RT read p99.9 reduction   {:>5.1}x (paper: up to {}x)  {}",
+        h.read_reduction,
+        rtss::PAPER_READ_REDUCTION,
+        h.read_where
+    );
+    println!(
+        "  best RT write p99.9 reduction  {:>5.1}x (paper: up to {}x) {}",
+        h.write_reduction,
+        rtss::PAPER_WRITE_REDUCTION,
+        h.write_where
+    );
+    println!(
+        "  worst background penalty       {:>5.1}x (paper: at most {}x) {}",
+        h.max_penalty,
+        rtss::PAPER_MAX_PENALTY,
+        h.penalty_where
+    );
+    println!("  {}\n  {}", csv.display(), md.display());
+    Ok(())
+}
+
+fn run_k2(a: K2Args) -> Result<(), InputError> {
     if a.jobs == 0 {
         return Err(InputError::invalid("--jobs", "must be at least 1"));
     }

@@ -184,7 +184,7 @@ fn nice_ceil(v: f64) -> f64 {
         return 1.0;
     }
     let mag = 10f64.powf(v.log10().floor());
-    for m in [1.0, 2.0, 2.5, 5.0, 10.0] {
+    for m in [1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0] {
         if v <= m * mag * (1.0 + 1e-12) {
             return m * mag;
         }
@@ -227,7 +227,7 @@ fn font(size: f64) -> FontDesc<'static> {
     FontDesc::new(FontFamily::Name(FONT_FAMILY), size, FontStyle::Normal)
 }
 
-const BAR_FILL: RGBColor = RGBColor(122, 158, 200);
+const BAR_FILL: RGBColor = RGBColor(168, 196, 228);
 const BAR_EDGE: RGBColor = RGBColor(52, 82, 122);
 const LINE: RGBColor = RGBColor(196, 48, 32);
 const BW_TEXT: RGBColor = RGBColor(20, 40, 70);
@@ -389,9 +389,15 @@ fn draw_panel<DB: DrawingBackend>(
     chart.draw_series(edges)?;
 
     if let Some(size) = m.value {
-        let style = font(size)
+        // Bandwidth values just inside the top of each bar (above it when the
+        // bar is too short to hold the text).
+        let inside = font(size)
+            .color(&BW_TEXT)
+            .pos(Pos::new(HPos::Center, VPos::Top));
+        let above = font(size)
             .color(&BW_TEXT)
             .pos(Pos::new(HPos::Center, VPos::Bottom));
+        let plot_h = f64::from(chart.plotting_area().dim_in_pixel().1);
         chart.draw_series(
             panel
                 .bw_mbs
@@ -399,8 +405,13 @@ fn draw_panel<DB: DrawingBackend>(
                 .enumerate()
                 .filter(|(_, v)| v.is_finite())
                 .map(|(i, v)| {
-                    EmptyElement::at((SegmentValue::CenterOf(i as i32), 0.0))
-                        + Text::new(fmt_value(*v), (0, -4), style.clone())
+                    let bar_px = v / bw_axis * plot_h;
+                    let text = if bar_px >= 2.5 * size {
+                        Text::new(fmt_value(*v), (0, 4), inside.clone())
+                    } else {
+                        Text::new(fmt_value(*v), (0, -3), above.clone())
+                    };
+                    EmptyElement::at((SegmentValue::CenterOf(i as i32), *v)) + text
                 }),
         )?;
     }
@@ -433,10 +444,51 @@ fn draw_panel<DB: DrawingBackend>(
         let style = font(size)
             .color(&LINE)
             .pos(Pos::new(HPos::Center, VPos::Bottom));
-        chart.draw_secondary_series(points.iter().map(|(x, y)| {
-            EmptyElement::at((x.clone(), *y))
-                + Text::new(fmt_value(*y), (0, -(marker as i32) - 4), style.clone())
-        }))?;
+        // Pixel heights above the x-axis: a latency label normally sits just
+        // above its marker; where that would cover the bandwidth value inside
+        // the top of the bar, it moves to just above the bar.
+        let plot_h = f64::from(chart.plotting_area().dim_in_pixel().1);
+        let labels: Vec<_> = panel
+            .p999_us
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.is_finite())
+            .map(|(i, lat)| {
+                let marker_px = lat / lat_axis * plot_h;
+                let mut bottom_px = marker_px + f64::from(marker) + 4.0;
+                if let Some(bw) = panel.bw_mbs.get(i).filter(|v| v.is_finite()) {
+                    let bar_px = bw / bw_axis * plot_h;
+                    let bw_text = (bar_px - 6.0 - size)..(bar_px - 2.0);
+                    let lat_text = bottom_px..(bottom_px + size + 2.0);
+                    if bar_px >= 2.5 * size
+                        && lat_text.start < bw_text.end
+                        && bw_text.start < lat_text.end
+                    {
+                        bottom_px = bar_px + 3.0;
+                    }
+                }
+                // Keep the label off the line: beside the marker on the side
+                // away from a rising neighbour segment.
+                let higher = |j: Option<usize>| {
+                    j.and_then(|j| panel.p999_us.get(j))
+                        .is_some_and(|v| v.is_finite() && v > lat)
+                };
+                let (prev_higher, next_higher) = (higher(i.checked_sub(1)), higher(Some(i + 1)));
+                let (h, dx) = match (prev_higher, next_higher) {
+                    (_, false) => (HPos::Left, 3),
+                    (false, true) => (HPos::Right, -3),
+                    (true, true) => (HPos::Center, 0),
+                };
+                let dy = -(bottom_px - marker_px).round() as i32;
+                EmptyElement::at((SegmentValue::CenterOf(i as i32), *lat))
+                    + Text::new(
+                        fmt_value(*lat),
+                        (dx, dy),
+                        style.clone().pos(Pos::new(h, VPos::Bottom)),
+                    )
+            })
+            .collect();
+        chart.draw_secondary_series(labels)?;
     }
 
     chart
@@ -742,21 +794,25 @@ mod tests {
         let png = std::fs::read(&fig.png).unwrap();
         assert_eq!(png[..8], PNG_SIGNATURE);
         assert!(png.len() > 10_000);
-        let _ = std::fs::remove_dir_all(&dir);
+        if std::env::var_os("SSDLAB_KEEP_TEST_OUTPUT").is_none() {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
     }
 
     #[test]
     fn helpers() {
         assert_eq!(nice_ceil(720.0 * 1.3), 1000.0);
+        assert_eq!(nice_ceil(987.0 * 1.3), 1500.0);
         assert_eq!(nice_ceil(180.0), 200.0);
+        assert_eq!(nice_ceil(2900.0), 3000.0);
         assert_eq!(nice_ceil(2.2), 2.5);
         assert_eq!(nice_ceil(0.0), 1.0);
         assert_eq!(nice_ceil(f64::NAN), 1.0);
         assert_eq!(file_part("rand/read x"), "rand_read_x");
         assert_eq!(fmt_value(3251.4), "3251");
         assert_eq!(fmt_value(43.97), "44.0");
-        assert!(write_figures(&[], &scratch_dir("empty"))
-            .unwrap()
-            .is_empty());
+        let empty = scratch_dir("empty");
+        assert!(write_figures(&[], &empty).unwrap().is_empty());
+        let _ = std::fs::remove_dir_all(&empty);
     }
 }

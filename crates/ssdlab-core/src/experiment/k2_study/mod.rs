@@ -10,6 +10,7 @@ pub mod observations;
 pub mod paper;
 pub mod report;
 pub mod results;
+pub mod rtss;
 pub mod runner;
 pub mod tune;
 

@@ -7,6 +7,11 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 pub fn write_csv(rows: &[PointRow], path: &Path) -> Result<(), csv::Error> {
+    write_rows_csv(rows, path)
+}
+
+/// Any rows with named fields as CSV, header first.
+pub fn write_rows_csv<T: serde::Serialize>(rows: &[T], path: &Path) -> Result<(), csv::Error> {
     let mut w = csv::Writer::from_path(path)?;
     for r in rows {
         w.serialize(r)?;

@@ -31,48 +31,97 @@ pub struct StudyRun {
     pub cached: usize,
 }
 
-/// Runs every point not yet in the cache; `progress(done, total)` after each.
-pub fn run_study(
-    opts: &StudyOptions,
+/// One repetition to run: a job file, a scheduler and a device state.
+#[derive(Debug, Clone)]
+pub struct RunPoint {
+    /// Shown in errors (e.g. "examples/k2/randread.fio").
+    pub job_name: String,
+    pub job_text: String,
+    pub scheduler: String,
+    /// Share of the logical space holding data, in [0, 1].
+    pub occupancy: f64,
+    /// Added to the seed (repetitions).
+    pub seed_offset: u64,
+}
+
+/// Where and with what the points run.
+pub struct RunEnv<'a> {
+    pub out: &'a std::path::Path,
+    pub threads: usize,
+    pub seed: u64,
+    pub device: &'a SsdConfig,
+    pub host: &'a HostConfig,
+}
+
+/// Runs every point not yet in the cache (in parallel), returning each
+/// point's result in order and how many were computed.
+pub fn execute(
+    pts: &[RunPoint],
+    env: &RunEnv,
     progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<StudyRun, InputError> {
-    let cache = Cache::open(&opts.out.join("cache")).map_err(|e| io_err(&opts.out, e))?;
-    let pts = points(&opts.plan, &opts.ops, &opts.occupancies);
+) -> Result<(Vec<RepResult>, usize), InputError> {
+    let cache = Cache::open(&env.out.join("cache")).map_err(|e| io_err(env.out, e))?;
     let total = pts.len();
     let done = AtomicUsize::new(0);
     let computed = AtomicUsize::new(0);
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads.max(1))
+        .num_threads(env.threads.max(1))
         .build()
         .map_err(|e| InputError::invalid("--jobs", e.to_string()))?;
-    let results: Result<Vec<(Point, RepResult)>, InputError> = pool.install(|| {
-        pts.into_par_iter()
+    let results: Result<Vec<RepResult>, InputError> = pool.install(|| {
+        pts.par_iter()
             .with_max_len(1)
             .map(|p| {
-                let config = point_config(&p, opts);
+                let config = point_config(p, env);
                 let key = Cache::key(&config);
                 let r = match cache.get(&key) {
                     Some(r) => r,
                     None => {
-                        let r = run_point(&p, opts)?;
+                        let r = run_point(p, env)?;
                         cache
                             .put(&key, &config, &r)
-                            .map_err(|e| io_err(&opts.out, e))?;
+                            .map_err(|e| io_err(env.out, e))?;
                         computed.fetch_add(1, Ordering::Relaxed);
                         r
                     }
                 };
                 progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
-                Ok((p, r))
+                Ok(r)
             })
             .collect()
     });
-    let results = results?;
-    let computed = computed.into_inner();
+    Ok((results?, computed.into_inner()))
+}
+
+/// Runs the K2 grid (every point not yet in the cache).
+pub fn run_study(
+    opts: &StudyOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<StudyRun, InputError> {
+    let pts = points(&opts.plan, &opts.ops, &opts.occupancies);
+    let runs: Vec<RunPoint> = pts
+        .iter()
+        .map(|p| RunPoint {
+            job_name: format!("examples/k2/{}.fio", p.op),
+            job_text: p.job_file(),
+            scheduler: p.scheduler_spec(),
+            occupancy: p.occupancy_share(),
+            seed_offset: p.rep as u64,
+        })
+        .collect();
+    let env = RunEnv {
+        out: &opts.out,
+        threads: opts.threads,
+        seed: opts.seed,
+        device: &opts.device,
+        host: &opts.host,
+    };
+    let (results, computed) = execute(&runs, &env, progress)?;
+    let paired: Vec<(Point, RepResult)> = pts.into_iter().zip(results).collect();
     Ok(StudyRun {
-        rows: aggregate(&results),
+        rows: aggregate(&paired),
         computed,
-        cached: total - computed,
+        cached: paired.len() - computed,
     })
 }
 
@@ -81,39 +130,44 @@ fn io_err(dir: &std::path::Path, e: std::io::Error) -> InputError {
 }
 
 /// Everything that decides a repetition's result (the cache key's input).
-fn point_config(p: &Point, opts: &StudyOptions) -> serde_json::Value {
+fn point_config(p: &RunPoint, env: &RunEnv) -> serde_json::Value {
     json!({
         "ssdlab": env!("CARGO_PKG_VERSION"),
-        "device": opts.device,
-        "host": opts.host,
-        "scheduler": p.scheduler_spec(),
-        "job": p.job_file(),
-        "occupancy": p.occupancy_share(),
-        "seed": opts.seed.wrapping_add(p.rep as u64),
+        "device": env.device,
+        "host": env.host,
+        "scheduler": p.scheduler,
+        "job": p.job_text,
+        "occupancy": p.occupancy,
+        "seed": env.seed.wrapping_add(p.seed_offset),
     })
 }
 
-fn run_point(p: &Point, opts: &StudyOptions) -> Result<RepResult, InputError> {
-    let name = format!("examples/k2/{}.fio", p.op);
-    let jobfile = ssdlab_fio::parse_str(&p.job_file(), &name, &|_| None)
-        .map_err(|e| InputError::invalid(name, e.to_string()))?;
-    let res = fio_run::run(
-        &jobfile,
-        &p.setup(&opts.device, &opts.host, opts.seed),
-        None,
-    )?;
+fn run_point(p: &RunPoint, env: &RunEnv) -> Result<RepResult, InputError> {
+    let jobfile = ssdlab_fio::parse_str(&p.job_text, &p.job_name, &|_| None)
+        .map_err(|e| InputError::invalid(p.job_name.clone(), e.to_string()))?;
+    let setup = fio_run::RunSetup {
+        device: env.device.clone(),
+        host: env.host.clone(),
+        scheduler: p.scheduler.clone(),
+        occupancy: p.occupancy,
+        seed: env.seed.wrapping_add(p.seed_offset),
+        check: false,
+    };
+    let res = fio_run::run(&jobfile, &setup, None)?;
+    Ok(measure(&res))
+}
+
+/// The RT job ("rt") and the background jobs of a finished run.
+fn measure(res: &fio_run::RunResult) -> RepResult {
     let reports: Vec<_> = res.stats.iter().map(|s| &s.report).collect();
     let bw = |r: &ssdlab_metrics::JobReport| (r.read.bw_bytes() + r.write.bw_bytes()) as f64 / 1e6;
     let rt = reports
         .iter()
         .find(|r| r.jobname == "rt")
         .expect("study job files have an rt job");
-    let rt_dir = if rt.read.total_ios > 0 {
-        &rt.read
-    } else {
-        &rt.write
-    };
-    let pct = rt_dir.clat.percentiles(&[99.0, 99.9]);
+    let mut rt_clat = rt.read.clat.clone();
+    rt_clat.merge(&rt.write.clat);
+    let pct = rt_clat.percentiles(&[99.0, 99.9]);
     let f = &res.ftl;
     let waf = if f.host_pages_written > 0 {
         (f.host_pages_written + f.gc_pages_moved + f.fold_pages_moved) as f64
@@ -121,10 +175,10 @@ fn run_point(p: &Point, opts: &StudyOptions) -> Result<RepResult, InputError> {
     } else {
         0.0
     };
-    Ok(RepResult {
+    RepResult {
         rt_p999_us: pct[1].1 as f64 / 1000.0,
         rt_p99_us: pct[0].1 as f64 / 1000.0,
-        rt_mean_us: rt_dir.clat.mean() / 1000.0,
+        rt_mean_us: rt_clat.mean() / 1000.0,
         total_bw_mbs: reports.iter().map(|r| bw(r)).sum(),
         nrt_bw_mbs: reports
             .iter()
@@ -135,7 +189,7 @@ fn run_point(p: &Point, opts: &StudyOptions) -> Result<RepResult, InputError> {
         gc_invocations: f.gc_invocations,
         gc_pages_moved: f.gc_pages_moved,
         erases: f.erases,
-    })
+    }
 }
 
 /// Averages the repetitions of each point, in the grid's order.
