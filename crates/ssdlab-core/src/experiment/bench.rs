@@ -108,12 +108,7 @@ pub fn run(opts: &BenchOptions) -> Result<BenchReport, InputError> {
         0 => None,
         secs => Some(fio_figure(secs, opts.seed)?),
     };
-    let waf = if ftl.host_pages_written > 0 {
-        (ftl.host_pages_written + ftl.gc_pages_moved + ftl.fold_pages_moved) as f64
-            / ftl.host_pages_written as f64
-    } else {
-        0.0
-    };
+    let waf = ftl.waf();
     Ok(BenchReport {
         device: device_name,
         requests: opts.requests,

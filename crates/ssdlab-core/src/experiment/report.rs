@@ -48,12 +48,7 @@ fn grouped_jobs(result: &RunResult) -> Vec<JobReport> {
 
 fn extras(result: &RunResult, setup: &RunSetup) -> serde_json::Value {
     let f = &result.ftl;
-    let waf = if f.host_pages_written > 0 {
-        (f.host_pages_written + f.gc_pages_moved + f.fold_pages_moved) as f64
-            / f.host_pages_written as f64
-    } else {
-        0.0
-    };
+    let waf = f.waf();
     json!({
         "device": setup.device.name,
         "scheduler": setup.scheduler,

@@ -52,6 +52,18 @@ pub struct FtlCounters {
     pub trims: u64,
 }
 
+impl FtlCounters {
+    /// Write amplification: flash pages programmed (host, GC, SLC folding)
+    /// per host page; 0 before any host write.
+    pub fn waf(&self) -> f64 {
+        if self.host_pages_written == 0 {
+            return 0.0;
+        }
+        (self.host_pages_written + self.gc_pages_moved + self.fold_pages_moved) as f64
+            / self.host_pages_written as f64
+    }
+}
+
 /// Data-integrity shadow: which (logical page, version) each physical page
 /// holds, and the version each logical page must read back.
 #[derive(Debug, Clone)]

@@ -82,20 +82,10 @@ fn html_tables(rows: &[PointRow]) -> String {
         String::from("<h2>Calibration: partially occupied SSD against the paper</h2>\n");
     let (h, r) = report::calibration_table(rows);
     tables.push_str(&html::table_html(&h, &r));
-    for op in results::OPS {
-        for occ in results::OCCUPANCIES {
-            let mut cell: Vec<&PointRow> = rows
-                .iter()
-                .filter(|r| r.op == op && r.occupancy == occ)
-                .collect();
-            if cell.is_empty() {
-                continue;
-            }
-            cell.sort_by_key(|r| std::cmp::Reverse(r.bound.unwrap_or(u32::MAX)));
-            tables.push_str(&format!("<h3>{op} — {occ}</h3>\n"));
-            let (h, r) = report::cell_table(&cell);
-            tables.push_str(&html::table_html(&h, &r));
-        }
+    for (op, occ, cell) in report::cells(rows) {
+        tables.push_str(&format!("<h3>{op} — {occ}</h3>\n"));
+        let (h, r) = report::cell_table(&cell);
+        tables.push_str(&html::table_html(&h, &r));
     }
     let obs = report::observations_md(rows);
     tables.push_str("<h2>Observations</h2>\n<pre>");

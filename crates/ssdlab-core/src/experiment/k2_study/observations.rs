@@ -1,6 +1,6 @@
 //! Observations derived from the study's table — never written by hand.
 
-use super::results::PointRow;
+use super::results::{cells_of, PointRow};
 use super::tune::{tune_all, Objective};
 
 /// How occupancy changes `none`'s p99.9 and bandwidth for one operation.
@@ -54,20 +54,9 @@ pub struct Monotonicity {
 }
 
 pub fn monotonicity(rows: &[PointRow]) -> Vec<Monotonicity> {
-    let mut cells: Vec<(String, String)> = Vec::new();
-    for r in rows {
-        let c = (r.op.clone(), r.occupancy.clone());
-        if !cells.contains(&c) {
-            cells.push(c);
-        }
-    }
-    cells
+    cells_of(rows)
         .into_iter()
-        .map(|(op, occ)| {
-            let mut cell: Vec<&PointRow> = rows
-                .iter()
-                .filter(|r| r.op == op && r.occupancy == occ)
-                .collect();
+        .map(|((op, occ), mut cell)| {
             // none first, then bounds from the largest down.
             cell.sort_by_key(|r| std::cmp::Reverse(r.bound.unwrap_or(u32::MAX)));
             let rises = |f: &dyn Fn(&PointRow) -> f64| {

@@ -43,7 +43,7 @@ fn occ_title(occ: &str) -> &'static str {
 }
 
 /// The cells of the table in the study's order.
-fn cells(rows: &[PointRow]) -> Vec<(&'static str, &'static str, Vec<&PointRow>)> {
+pub fn cells(rows: &[PointRow]) -> Vec<(&'static str, &'static str, Vec<&PointRow>)> {
     let mut out = Vec::new();
     for op in OPS {
         for occ in OCCUPANCIES {

@@ -45,3 +45,17 @@ impl PointRow {
         }
     }
 }
+
+/// The (operation, occupancy) cells present in `rows`, in order of first
+/// appearance, each with its rows.
+pub fn cells_of(rows: &[PointRow]) -> Vec<((String, String), Vec<&PointRow>)> {
+    let mut cells: Vec<((String, String), Vec<&PointRow>)> = Vec::new();
+    for r in rows {
+        let key = (r.op.clone(), r.occupancy.clone());
+        match cells.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(r),
+            None => cells.push((key, vec![r])),
+        }
+    }
+    cells
+}

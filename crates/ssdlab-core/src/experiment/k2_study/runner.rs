@@ -169,12 +169,7 @@ fn measure(res: &fio_run::RunResult) -> RepResult {
     rt_clat.merge(&rt.write.clat);
     let pct = rt_clat.percentiles(&[99.0, 99.9]);
     let f = &res.ftl;
-    let waf = if f.host_pages_written > 0 {
-        (f.host_pages_written + f.gc_pages_moved + f.fold_pages_moved) as f64
-            / f.host_pages_written as f64
-    } else {
-        0.0
-    };
+    let waf = f.waf();
     RepResult {
         rt_p999_us: pct[1].1 as f64 / 1000.0,
         rt_p99_us: pct[0].1 as f64 / 1000.0,

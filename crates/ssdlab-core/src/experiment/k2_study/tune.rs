@@ -10,7 +10,7 @@
 //!
 //! Where no bound qualifies the answer is "infeasible" with the closest bound.
 
-use super::results::PointRow;
+use super::results::{cells_of, PointRow};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -104,22 +104,9 @@ fn closest_bound(k2: &[&PointRow], objective: Objective) -> Option<u32> {
 
 /// Tunes every (operation, occupancy) cell present in `rows`.
 pub fn tune_all(rows: &[PointRow], objective: Objective) -> Vec<TuneResult> {
-    let mut cells: Vec<(String, String)> = Vec::new();
-    for r in rows {
-        let c = (r.op.clone(), r.occupancy.clone());
-        if !cells.contains(&c) {
-            cells.push(c);
-        }
-    }
-    cells
-        .iter()
-        .filter_map(|(op, occ)| {
-            let cell: Vec<&PointRow> = rows
-                .iter()
-                .filter(|r| &r.op == op && &r.occupancy == occ)
-                .collect();
-            tune_cell(&cell, objective)
-        })
+    cells_of(rows)
+        .into_iter()
+        .filter_map(|(_, cell)| tune_cell(&cell, objective))
         .collect()
 }
 
