@@ -14,6 +14,23 @@ use ssdlab_fio::generator::{IoDir, IoGenerator, IoUnit};
 use ssdlab_fio::{JobSpec, PrioClass, RateProcess};
 use std::collections::VecDeque;
 
+/// Where a job's I/Os come from: fio's generator, or a replayed trace.
+pub trait IoSource: Send {
+    /// The next I/O and, for a timed source, the earliest time (from the
+    /// job's start) it may be issued; None when the source is exhausted.
+    fn next_io(&mut self) -> Option<(IoUnit, Option<Ns>)>;
+    /// Why the source ended early (a malformed trace line), if it did.
+    fn error(&self) -> Option<String> {
+        None
+    }
+}
+
+impl IoSource for IoGenerator {
+    fn next_io(&mut self) -> Option<(IoUnit, Option<Ns>)> {
+        Some((IoGenerator::next_io(self), None))
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobState {
     /// Waiting for its group or its start delay.
@@ -49,7 +66,8 @@ pub struct IoSample {
 pub struct FioJob {
     pub index: u32,
     pub spec: JobSpec,
-    gen: IoGenerator,
+    source: Box<dyn IoSource>,
+    exhausted: bool,
     depth: u32,
     /// I/Os submitted together (iodepth_batch_submit).
     batch_submit: u32,
@@ -74,7 +92,7 @@ pub struct FioJob {
     think_until: Ns,
     since_think: u32,
     next_allowed: [Ns; 3],
-    held: Option<IoUnit>,
+    held: Option<(IoUnit, Option<Ns>)>,
     cpu_busy: Ns,
     pub blocked: bool,
     wake_pending: Option<Ns>,
@@ -100,15 +118,36 @@ impl FioJob {
         let region = spec.region(device_bytes);
         let job_seed = seed ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let gen = IoGenerator::new(&spec, region, job_seed).map_err(|e| e.to_string())?;
-        // fio: "time_based requires a runtime/timeout setting" — without one
-        // the job runs by size.
-        let time_based = spec.time_based && spec.runtime_ns > 0;
         let size_limit = spec
             .io_size
             .or(spec.size)
             .map(|s| s.resolve(device_bytes))
             .unwrap_or(region.1);
-        Ok(FioJob {
+        Ok(Self::with_source(
+            index,
+            spec,
+            Box::new(gen),
+            Some(size_limit),
+            job_seed,
+            costs,
+        ))
+    }
+
+    /// A job whose I/Os come from `source` (a trace replay). `size_limit`
+    /// bounds the bytes it issues when not time based (None: until the
+    /// source ends).
+    pub fn with_source(
+        index: u32,
+        spec: JobSpec,
+        source: Box<dyn IoSource>,
+        size_limit: Option<u64>,
+        job_seed: u64,
+        costs: &HostCosts,
+    ) -> FioJob {
+        // fio: "time_based requires a runtime/timeout setting" — without one
+        // the job runs by size.
+        let time_based = spec.time_based && spec.runtime_ns > 0;
+        FioJob {
             index,
             depth: spec.effective_iodepth().max(1),
             batch_submit: spec
@@ -127,7 +166,9 @@ impl FioJob {
             start_ns: 0,
             ramp_end_ns: 0,
             end_ns: None,
-            bytes_limit: (!time_based).then_some(size_limit.max(1) * spec.loops.max(1) as u64),
+            bytes_limit: size_limit
+                .filter(|_| !time_based)
+                .map(|b| b.max(1) * spec.loops.max(1) as u64),
             ios_limit: spec.number_ios,
             bytes_issued: 0,
             ios_issued: 0,
@@ -144,9 +185,15 @@ impl FioJob {
             to_submit: VecDeque::new(),
             to_complete: VecDeque::new(),
             end_time: 0,
-            gen,
+            source,
+            exhausted: false,
             spec,
-        })
+        }
+    }
+
+    /// Why the job's source ended early, if it did.
+    pub fn source_error(&self) -> Option<String> {
+        self.source.error()
     }
 
     /// Starts the job at `now` (its group's turn has come); returns when it
@@ -211,7 +258,18 @@ impl FioJob {
             if now < self.think_until {
                 return self.wake(self.cap_at_end(self.think_until), out);
             }
-            let mut unit = self.held.take().unwrap_or_else(|| self.gen.next_io());
+            let Some((mut unit, not_before)) = self.held.take().or_else(|| self.source.next_io())
+            else {
+                self.exhausted = true;
+                continue;
+            };
+            // A timed source (open-loop replay) issues at its recorded time.
+            if let Some(at) = not_before.map(|t| self.start_ns + t) {
+                if now < at {
+                    self.held = Some((unit, not_before));
+                    return self.wake(self.cap_at_end(at), out);
+                }
+            }
             if now < self.next_allowed[dir_index(unit.dir)] {
                 // A mixed job switches to a direction that is not held back
                 // by its rate (fio's rate_ddir).
@@ -219,7 +277,7 @@ impl FioJob {
                     Some(other) => unit.dir = other,
                     None => {
                         let at = self.cap_at_end(self.earliest_allowed(unit.dir));
-                        self.held = Some(unit);
+                        self.held = Some((unit, not_before));
                         return self.wake(at, out);
                     }
                 }
@@ -268,7 +326,8 @@ impl FioJob {
     }
 
     fn finished_issuing(&self, now: Ns) -> bool {
-        self.end_ns.is_some_and(|end| now >= end)
+        self.exhausted
+            || self.end_ns.is_some_and(|end| now >= end)
             || self.bytes_limit.is_some_and(|b| self.bytes_issued >= b)
             || self.ios_limit.is_some_and(|n| self.ios_issued >= n)
     }
