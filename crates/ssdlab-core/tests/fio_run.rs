@@ -778,3 +778,87 @@ fn errors_name_the_problem() {
         .to_string();
     assert!(err.contains("no job"), "{err}");
 }
+
+// Review fixes ---------------------------------------------------------------
+
+#[test]
+fn size_is_capped_at_the_device_end_and_number_ios_zero_is_no_limit() {
+    let s = setup();
+    let bytes = SsdConfig::load("seed004").map(|c| {
+        let l = ssdlab_core::ssd::layout::Layout::new(&c);
+        l.logical_pages as u64 * l.page_size as u64
+    });
+    let bytes = bytes.unwrap();
+    let rep = reports(
+        "[j]\nioengine=libaio\niodepth=16\ndirect=1\nbs=1m\nrw=read\noffset=50%\nsize=100%\n",
+        &s,
+    );
+    // One pass over the second half of the device, not two.
+    let expected = (bytes - bytes / 2 / (1 << 20) * (1 << 20)) / (1 << 20);
+    assert!(
+        rep[0].read.total_ios.abs_diff(expected) <= 1,
+        "{} vs {expected}",
+        rep[0].read.total_ios
+    );
+    let rep = reports(&format!("{RANDREAD_PSYNC}[j]\nnumber_ios=0\n"), &s);
+    assert!(
+        rep[0].read.total_ios > 1000,
+        "number_ios=0 is unlimited: {}",
+        rep[0].read.total_ios
+    );
+}
+
+#[test]
+fn tag_waits_count_as_submission_latency() {
+    let mut s = setup();
+    s.host.nr_requests = 8;
+    s.scheduler = "mq-deadline".into();
+    let rep = reports("[j]\nioengine=libaio\niodepth=64\ndirect=1\nbs=4k\nrw=randread\ntime_based\nruntime=200ms\n", &s);
+    let r = &rep[0].read;
+    // 56 of 64 I/Os wait for one of 8 tags: most of the latency is slat.
+    assert!(
+        r.slat.stat.mean > r.clat.stat.mean,
+        "slat {} clat {}",
+        r.slat.stat.mean,
+        r.clat.stat.mean
+    );
+}
+
+#[test]
+fn async_thinktime_waits_for_outstanding_io_first() {
+    let s = setup();
+    let rep = reports(
+        "[j]\nioengine=libaio\niodepth=8\niodepth_batch_submit=8\ndirect=1\nbs=4k\nrw=randread\ntime_based\nruntime=1s\nthinktime=2000\nthinktime_blocks=8\n",
+        &s,
+    );
+    let r = &rep[0].read;
+    // A batch of 8, its completion, then 2 ms: about 8 / (2 ms + one batch's latency).
+    let cycle = 2.0 * MS as f64 + r.lat.stat.max as f64;
+    let upper = 8.0 * 1e9 / (2.0 * MS as f64);
+    let lower = 8.0 * 1e9 / cycle;
+    let iops = exact_iops(r);
+    assert!(
+        iops <= upper && iops >= 0.9 * lower,
+        "{iops} not in [{lower}, {upper}]"
+    );
+}
+
+#[test]
+fn each_job_dispatches_on_its_own_hardware_queue() {
+    // Host-CPU bound: tiny device times, many jobs; two queues, two CPUs.
+    let run = |hq: u32| {
+        let mut s = setup();
+        s.host.hw_queues = hq;
+        s.host.costs.dispatch_ns = 20_000;
+        let rep = reports(
+            "[global]\nioengine=libaio\niodepth=16\ndirect=1\nbs=4k\nrw=randread\ntime_based\nruntime=200ms\n[a]\n[b]\n",
+            &s,
+        );
+        rep.iter().map(|r| r.read.total_ios).sum::<u64>()
+    };
+    let (one, two) = (run(1), run(2));
+    assert!(
+        two as f64 > 1.6 * one as f64,
+        "1 queue {one}, 2 queues {two}"
+    );
+}

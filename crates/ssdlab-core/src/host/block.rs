@@ -70,6 +70,8 @@ pub struct BlockLayer {
     tags_per_hq: u32,
     tags_used: Vec<u32>,
     tag_waiters: Vec<VecDeque<Bio>>,
+    /// Dispatched by the scheduler, waiting for a driver slot on their queue.
+    parked: Vec<VecDeque<Request>>,
     device_inflight: Vec<u32>,
     cpu_busy: Vec<Ns>,
     tracked: FxHashMap<u64, Tracked>,
@@ -91,6 +93,7 @@ impl BlockLayer {
             tags_per_hq: cfg.tags_for(sched.name()),
             tags_used: vec![0; hqs],
             tag_waiters: vec![VecDeque::new(); hqs],
+            parked: vec![VecDeque::new(); hqs],
             device_inflight: vec![0; hqs],
             cpu_busy: vec![0; hqs],
             tracked: FxHashMap::default(),
@@ -151,7 +154,9 @@ impl BlockLayer {
             return true;
         }
         let hq = self.hq_of(&bio);
-        if !self.tag_waiters[hq as usize].is_empty() || !self.tag_free(&bio, hq) {
+        // As the tag allocator: a bio with a free tag within its depth limit
+        // takes it, even while bios under a tighter limit sleep.
+        if !self.tag_free(&bio, hq) {
             self.counters.tag_waits += 1;
             self.tag_waiters[hq as usize].push_back(bio);
             return false;
@@ -207,30 +212,51 @@ impl BlockLayer {
     /// Dispatches while a hardware queue has a free driver tag and the
     /// scheduler has work. Dispatch is serial on each queue's CPU.
     fn run_queues<Q: Timers<HostEvent>>(&mut self, now: Ns, q: &mut Q) {
+        // Requests parked on a full hardware queue go first (hctx->dispatch).
         for hq in 0..self.cfg.hw_queues as usize {
-            while self.device_inflight[hq] < self.cfg.hw_queue_depth && self.sched.has_work() {
-                let Some(mut rq) = self.sched.dispatch(now) else {
+            while self.has_room(hq) {
+                let Some(rq) = self.parked[hq].pop_front() else {
                     break;
                 };
-                let t = self
-                    .tracked
-                    .get_mut(&rq.id)
-                    .expect("dispatched request is tracked");
-                let start = self.cpu_busy[hq].max(now);
-                self.cpu_busy[hq] = start + self.cfg.costs.dispatch_ns;
-                rq.dispatch_ns = self.cpu_busy[hq];
-                let at = rq.dispatch_ns;
-                let rid = rq.id;
-                t.hq = hq as u32;
-                t.rq = Some(rq);
-                self.device_inflight[hq] += 1;
-                self.counters.dispatched += 1;
-                let total: u32 = self.device_inflight.iter().sum();
-                self.counters.max_device_inflight = self.counters.max_device_inflight.max(total);
-                q.schedule(at, HostEvent::DeviceSubmit(rid));
+                self.send(rq, hq, now, q);
+            }
+        }
+        while self.sched.has_work() && (0..self.cfg.hw_queues as usize).any(|hq| self.has_room(hq))
+        {
+            let Some(rq) = self.sched.dispatch(now) else {
+                break;
+            };
+            // A request goes out on the hardware queue of its tag.
+            let hq = self.tracked[&rq.id].hq as usize;
+            if self.has_room(hq) {
+                self.send(rq, hq, now, q);
+            } else {
+                self.parked[hq].push_back(rq);
             }
         }
         self.arm_timer(now, q);
+    }
+
+    fn has_room(&self, hq: usize) -> bool {
+        self.device_inflight[hq] < self.cfg.hw_queue_depth
+    }
+
+    /// The queue's CPU sets up the command and rings the doorbell.
+    fn send<Q: Timers<HostEvent>>(&mut self, mut rq: Request, hq: usize, now: Ns, q: &mut Q) {
+        let start = self.cpu_busy[hq].max(now);
+        self.cpu_busy[hq] = start + self.cfg.costs.dispatch_ns;
+        rq.dispatch_ns = self.cpu_busy[hq];
+        let (at, rid) = (rq.dispatch_ns, rq.id);
+        let t = self
+            .tracked
+            .get_mut(&rid)
+            .expect("dispatched request is tracked");
+        t.rq = Some(rq);
+        self.device_inflight[hq] += 1;
+        self.counters.dispatched += 1;
+        let total: u32 = self.device_inflight.iter().sum();
+        self.counters.max_device_inflight = self.counters.max_device_inflight.max(total);
+        q.schedule(at, HostEvent::DeviceSubmit(rid));
     }
 
     fn arm_timer<Q: Timers<HostEvent>>(&mut self, now: Ns, q: &mut Q) {
@@ -308,8 +334,7 @@ impl BlockLayer {
         self.sched.completed(&rq, now);
         let hq = t.hq as usize;
         self.device_inflight[hq] -= 1;
-        // The tag belongs to the queue that allocated it, which is the bio's.
-        let tag_hq = self.hq_of(&t.bios[0]) as usize;
+        let tag_hq = hq;
         self.tags_used[tag_hq] -= 1;
         for bio in t.bios {
             self.done.push(BioDone { bio, time: now });
@@ -324,14 +349,20 @@ impl BlockLayer {
         self.arm_timer(now, q);
     }
 
+    /// Gives freed tags to waiting bios, in arrival order, to every one whose
+    /// depth limit allows it. The tag wait was part of the submission, so the
+    /// bio enters the block layer now (its slat includes the wait).
     fn admit_tag_waiters(&mut self, hq: u32, now: Ns) {
-        while let Some(bio) = self.tag_waiters[hq as usize].front() {
-            if !self.tag_free(bio, hq) {
-                break;
+        let mut i = 0;
+        while i < self.tag_waiters[hq as usize].len() {
+            if !self.tag_free(&self.tag_waiters[hq as usize][i], hq) {
+                i += 1;
+                continue;
             }
-            let bio = self.tag_waiters[hq as usize]
-                .pop_front()
-                .expect("front exists");
+            let mut bio = self.tag_waiters[hq as usize]
+                .remove(i)
+                .expect("index in range");
+            bio.submit_ns = now;
             if !self.try_merge(&bio) {
                 self.start_request(bio, hq, now);
             }

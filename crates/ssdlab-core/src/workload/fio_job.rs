@@ -90,6 +90,8 @@ pub struct FioJob {
     ios_issued: u64,
     inflight: u32,
     think_until: Ns,
+    /// A think time is due once the outstanding I/O has completed.
+    think_pending: bool,
     since_think: u32,
     next_allowed: [Ns; 3],
     held: Option<(IoUnit, Option<Ns>)>,
@@ -118,9 +120,10 @@ impl FioJob {
         let region = spec.region(device_bytes);
         let job_seed = seed ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let gen = IoGenerator::new(&spec, region, job_seed).map_err(|e| e.to_string())?;
+        // `size` is the region (capped at the device end, whole blocks);
+        // `io_size` may ask for more or less I/O than one pass over it.
         let size_limit = spec
             .io_size
-            .or(spec.size)
             .map(|s| s.resolve(device_bytes))
             .unwrap_or(region.1);
         Ok(Self::with_source(
@@ -168,12 +171,14 @@ impl FioJob {
             end_ns: None,
             bytes_limit: size_limit
                 .filter(|_| !time_based)
-                .map(|b| b.max(1) * spec.loops.max(1) as u64),
-            ios_limit: spec.number_ios,
+                .map(|b| b.max(1).saturating_mul(spec.loops.max(1) as u64)),
+            // number_ios=0 is fio's "no limit".
+            ios_limit: spec.number_ios.filter(|&n| n > 0),
             bytes_issued: 0,
             ios_issued: 0,
             inflight: 0,
             think_until: 0,
+            think_pending: false,
             since_think: 0,
             next_allowed: [0; 3],
             held: None,
@@ -244,7 +249,7 @@ impl FioJob {
                 self.maybe_done(now);
                 return;
             }
-            if self.blocked {
+            if self.blocked || self.think_pending {
                 return;
             }
             // A batch starts only when it fits whole (fio queues the I/Os
@@ -447,6 +452,12 @@ impl FioJob {
             self.since_think += 1;
             if self.since_think >= self.spec.thinktime_blocks.max(1) {
                 self.since_think = 0;
+                self.think_pending = true;
+            }
+            // fio quiesces before thinking: the think time starts once every
+            // outstanding I/O has completed.
+            if self.think_pending && self.inflight == 0 {
+                self.think_pending = false;
                 self.think_until = now + self.spec.thinktime_ns;
             }
         }
