@@ -2,6 +2,7 @@
 
 mod bench_cmd;
 mod presets_cmd;
+mod replay_cmd;
 mod reproduce_cmd;
 mod run_cmd;
 mod schedulers_cmd;
@@ -28,6 +29,9 @@ enum Command {
     /// Run an fio job file against the simulated host and device; prints
     /// fio's report (text or fio-compatible JSON) plus ssdlab's own section.
     Run(run_cmd::Args),
+    /// Replay a block trace (blkparse, MSR, SPC, MQSim, fio iolog) through the
+    /// host path and a scheduler to the simulated SSD; same reports as `run`.
+    Replay(replay_cmd::Args),
     /// Reproduce a study: runs its grid in parallel (cached, resumable) and
     /// writes results.csv, report.md, figures and report.html.
     Reproduce(reproduce_cmd::Args),
@@ -48,6 +52,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(a) => run_cmd::run(a),
+        Command::Replay(a) => replay_cmd::run(a),
         Command::Reproduce(a) => reproduce_cmd::run(a),
         Command::Tune(a) => tune_cmd::run(a),
         Command::Bench(a) => bench_cmd::run(a),

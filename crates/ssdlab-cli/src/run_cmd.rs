@@ -95,7 +95,7 @@ fn fio_error(e: ssdlab_fio::FioError) -> InputError {
     }
 }
 
-fn load_host(path: Option<&Path>) -> Result<HostConfig, InputError> {
+pub fn load_host(path: Option<&Path>) -> Result<HostConfig, InputError> {
     let Some(path) = path else {
         return Ok(HostConfig::default());
     };
@@ -127,7 +127,7 @@ fn load_host(path: Option<&Path>) -> Result<HostConfig, InputError> {
 
 /// Writes to a temporary file beside `path` and renames it, so a failed run
 /// never leaves a half-written report.
-fn write_atomically(path: &Path, text: &str) -> Result<(), InputError> {
+pub fn write_atomically(path: &Path, text: &str) -> Result<(), InputError> {
     let file = path.display().to_string();
     let tmp = path.with_extension("ssdlab-tmp");
     std::fs::write(&tmp, text).map_err(|e| InputError::invalid(&file, e.to_string()))?;
@@ -136,14 +136,14 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), InputError> {
 
 /// A progress bar on stderr, shown only on a terminal and only once the run
 /// has taken more than a second.
-struct Progress {
+pub struct Progress {
     started: Instant,
     bar: Option<indicatif::ProgressBar>,
     enabled: bool,
 }
 
 impl Progress {
-    fn new() -> Self {
+    pub fn new() -> Self {
         Progress {
             started: Instant::now(),
             bar: None,
@@ -151,7 +151,7 @@ impl Progress {
         }
     }
 
-    fn update(&mut self, fraction: f64) {
+    pub fn update(&mut self, fraction: f64) {
         if !self.enabled || self.started.elapsed() < Duration::from_secs(1) {
             return;
         }
@@ -168,7 +168,7 @@ impl Progress {
         bar.set_position((fraction * 1000.0) as u64);
     }
 
-    fn finish(&mut self) {
+    pub fn finish(&mut self) {
         if let Some(b) = self.bar.take() {
             b.finish_and_clear();
         }

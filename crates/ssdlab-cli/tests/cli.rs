@@ -381,3 +381,91 @@ fn reproduce_resumes_from_its_cache_and_tune_reads_its_results() {
     assert_eq!(code, 2, "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An MQSim-format trace: `n` requests every 100 µs, alternating reads and
+/// writes over the first 64 MiB, one malformed line at `bad_line` if given.
+fn mqsim_trace(name: &str, n: u64, bad_line: Option<u64>) -> std::path::PathBuf {
+    let mut text = String::new();
+    for i in 0..n {
+        if Some(i + 1) == bad_line {
+            text.push_str("this is not a request\n");
+            continue;
+        }
+        let kind = if i % 2 == 0 { 0 } else { 1 };
+        text.push_str(&format!(
+            "{} 0 {} 8 {}\n",
+            i * 100_000,
+            (i * 7919 % 16384) * 8,
+            kind
+        ));
+    }
+    temp_preset(name, &text)
+}
+
+#[test]
+fn replay_open_and_closed_loop_with_loops_and_bad_lines() {
+    let trace = mqsim_trace("t.mqsim", 2000, None);
+    let base = [
+        "replay",
+        trace.to_str().unwrap(),
+        "--format",
+        "mqsim",
+        "--device",
+        "seed004",
+        "--output-format",
+        "json",
+    ];
+    let (code, out, err) = ssdlab(&base);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let j = &v["jobs"][0];
+    assert_eq!(
+        j["read"]["total_ios"].as_u64().unwrap() + j["write"]["total_ios"].as_u64().unwrap(),
+        2000
+    );
+    // Open loop at the recorded times: 2000 requests 100 µs apart take 0.2 s.
+    let sim = v["ssdlab"]["simulated_s"].as_f64().unwrap();
+    assert!((0.19..0.3).contains(&sim), "{sim}");
+    // Closed loop at QD 8 goes as fast as the device allows.
+    let mut closed = base.to_vec();
+    closed.extend(["--qd", "8"]);
+    let (_, out, _) = ssdlab(&closed);
+    let v2: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v2["ssdlab"]["simulated_s"].as_f64().unwrap() < sim / 2.0);
+    // Loop until 16 MiB written: 1000 writes of 4 KiB per pass → 5 passes.
+    let mut looped = base.to_vec();
+    looped.extend(["--loop-write", "16m", "--time-scale", "10"]);
+    let (code, out, err) = ssdlab(&looped);
+    assert_eq!(code, 0, "{err}");
+    let v3: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v3["ssdlab"]["replay"]["counters"]["loops"], 4);
+
+    // A malformed line: an error naming file and line, or a count with --skip-bad-lines.
+    let bad = mqsim_trace("bad.mqsim", 100, Some(42));
+    let (code, stdout, err) = ssdlab(&[
+        "replay",
+        bad.to_str().unwrap(),
+        "--format",
+        "mqsim",
+        "--device",
+        "seed004",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(stdout.is_empty());
+    assert!(err.contains(&format!("{}:42:", bad.display())), "{err}");
+    let (code, out, err) = ssdlab(&[
+        "replay",
+        bad.to_str().unwrap(),
+        "--format",
+        "mqsim",
+        "--device",
+        "seed004",
+        "--skip-bad-lines",
+        "--output-format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v4: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v4["ssdlab"]["replay"]["counters"]["skipped_lines"], 1);
+    assert_eq!(v4["ssdlab"]["replay"]["counters"]["records"], 99);
+}

@@ -10,7 +10,7 @@ use crate::ssd::config::SsdConfig;
 use crate::ssd::device::{DevEvent, DeviceCounters, SimSsd};
 use crate::ssd::ftl::FtlCounters;
 use crate::ssd::precondition::{precondition, Pattern, Precondition, PreconditionReport};
-use crate::workload::fio_job::{FioJob, JobAction, JobState};
+use crate::workload::fio_job::{FioJob, IoSource, JobAction, JobState};
 use ssdlab_fio::JobFile;
 
 /// Every event of a run.
@@ -109,6 +109,16 @@ pub fn run(
 
 /// Validates the setup, preconditions the device and builds the jobs.
 pub fn prepare(jobfile: &JobFile, setup: &RunSetup) -> Result<PreparedRun, InputError> {
+    prepare_with_sources(jobfile, setup, Vec::new())
+}
+
+/// As `prepare`, with the I/Os of job `i` taken from `sources[i]` when it
+/// is Some (a trace replay) instead of fio's generator.
+pub fn prepare_with_sources(
+    jobfile: &JobFile,
+    setup: &RunSetup,
+    sources: Vec<Option<Box<dyn IoSource>>>,
+) -> Result<PreparedRun, InputError> {
     setup.host.validate()?;
     let sched = sched::build(&setup.scheduler)
         .map_err(|e| InputError::invalid("--scheduler", e.to_string()))?;
@@ -124,7 +134,7 @@ pub fn prepare(jobfile: &JobFile, setup: &RunSetup) -> Result<PreparedRun, Input
     };
     let pre = precondition(&mut dev, &recipe, setup.seed)?;
     let block = BlockLayer::new(setup.host.clone(), sched, &dev);
-    let jobs = build_jobs(jobfile, &block, setup)?;
+    let jobs = build_jobs(jobfile, &block, setup, sources)?;
     let stats = jobs.iter().map(|j| JobStats::new(&j.spec)).collect();
     let phases = phases_of(&jobs);
     let mut groups = phases.clone();
@@ -150,6 +160,9 @@ impl PreparedRun {
     pub fn execute(self, progress: Option<&mut dyn FnMut(f64)>) -> Result<RunResult, InputError> {
         let PreparedRun { mut r, pre } = self;
         let events = r.run_loop(progress);
+        if let Some(e) = r.jobs.iter().find_map(|j| j.source_error()) {
+            return Err(InputError::invalid("trace", e));
+        }
         if let Some(e) = r.dev.integrity_error.take() {
             return Err(InputError::invalid(
                 "device",
@@ -179,13 +192,20 @@ fn build_jobs(
     jobfile: &JobFile,
     block: &BlockLayer,
     setup: &RunSetup,
+    mut sources: Vec<Option<Box<dyn IoSource>>>,
 ) -> Result<Vec<FioJob>, InputError> {
     let bytes = block.device_bytes();
+    sources.resize_with(jobfile.jobs.len(), || None);
     jobfile
         .jobs
         .iter()
+        .zip(sources)
         .enumerate()
-        .map(|(i, spec)| {
+        .map(|(i, (spec, source))| {
+            if let Some(source) = source {
+                let seed = setup.seed ^ (i as u64 + 1);
+                return Ok(FioJob::with_source(i as u32, spec.clone(), source, None, seed, &setup.host.costs));
+            }
             let (_, len) = spec.region(bytes);
             if len < spec.min_bs() {
                 return Err(InputError::At {

@@ -23,6 +23,10 @@ pub trait IoSource: Send {
     fn error(&self) -> Option<String> {
         None
     }
+    /// What the source has to say in the report (replay counters).
+    fn report(&self) -> Option<serde_json::Value> {
+        None
+    }
 }
 
 impl IoSource for IoGenerator {
@@ -199,6 +203,11 @@ impl FioJob {
     /// Why the job's source ended early, if it did.
     pub fn source_error(&self) -> Option<String> {
         self.source.error()
+    }
+
+    /// The source's own report section, if any.
+    pub fn source_report(&self) -> Option<serde_json::Value> {
+        self.source.report()
     }
 
     /// Starts the job at `now` (its group's turn has come); returns when it

@@ -3,3 +3,4 @@
 //! real-time task sets come as further sources behind the same events.
 
 pub mod fio_job;
+pub mod trace_replay;

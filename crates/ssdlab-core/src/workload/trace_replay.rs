@@ -1,0 +1,157 @@
+//! Block-trace replay as a job's I/O source: streaming (one record in memory
+//! at a time), with time compression, folding of offsets into the device,
+//! looping until a volume of writes, open-loop (recorded times) or
+//! closed-loop (the job's queue depth) issue.
+
+use super::fio_job::IoSource;
+use crate::engine::Ns;
+use ssdlab_fio::generator::{IoDir, IoUnit};
+use ssdlab_trace::{Format, ReadOptions, TraceOp, TraceReader, TraceRecord};
+use std::fs::File;
+use std::io::BufReader;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone)]
+pub struct ReplayOptions {
+    pub path: PathBuf,
+    pub format: Format,
+    pub read: ReadOptions,
+    /// Recorded inter-arrival times are divided by this (≥ 1 compresses).
+    pub time_scale: f64,
+    /// Issue at the recorded (scaled) times; else as fast as the queue depth
+    /// allows.
+    pub open_loop: bool,
+    /// Replay the trace again until at least this many bytes were written.
+    pub loop_until_write_bytes: Option<u64>,
+    /// The device's logical bytes: offsets fold into it.
+    pub device_bytes: u64,
+}
+
+/// Counters of a replay, for the report.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ReplayCounters {
+    pub records: u64,
+    pub skipped_lines: u64,
+    pub loops: u64,
+    pub written_bytes: u64,
+    pub folded: u64,
+}
+
+pub struct TraceFeed {
+    opts: ReplayOptions,
+    reader: TraceReader<BufReader<File>>,
+    /// Time added to this pass's records (passes follow one another).
+    base_ns: Ns,
+    last_ns: Ns,
+    records_this_pass: u64,
+    pub counters: ReplayCounters,
+    error: Option<String>,
+}
+
+impl TraceFeed {
+    pub fn open(opts: ReplayOptions) -> Result<TraceFeed, String> {
+        let reader = ssdlab_trace::open(&opts.path, opts.format, opts.read.clone())
+            .map_err(|e| e.to_string())?;
+        Ok(TraceFeed {
+            opts,
+            reader,
+            base_ns: 0,
+            last_ns: 0,
+            records_this_pass: 0,
+            counters: ReplayCounters::default(),
+            error: None,
+        })
+    }
+
+    fn wants_another_pass(&self) -> bool {
+        self.records_this_pass > 0
+            && self
+                .opts
+                .loop_until_write_bytes
+                .is_some_and(|b| self.counters.written_bytes < b)
+    }
+
+    fn restart(&mut self) -> Result<(), String> {
+        self.counters.skipped_lines += self.reader.skipped();
+        self.reader = ssdlab_trace::open(&self.opts.path, self.opts.format, self.opts.read.clone())
+            .map_err(|e| e.to_string())?;
+        // The next pass starts a microsecond after the last request.
+        self.base_ns = self.last_ns + 1_000;
+        self.records_this_pass = 0;
+        self.counters.loops += 1;
+        Ok(())
+    }
+
+    /// Folds the record into the device and scales its time.
+    fn to_unit(&mut self, rec: &TraceRecord) -> (IoUnit, Option<Ns>) {
+        let dev = self.opts.device_bytes;
+        let mut offset = rec.offset;
+        if offset + rec.len as u64 > dev {
+            self.counters.folded += 1;
+            offset %= dev;
+        }
+        offset -= offset % 512;
+        let room = dev - offset;
+        let len = (rec.len as u64)
+            .div_ceil(512)
+            .saturating_mul(512)
+            .min(room)
+            .max(512) as u32;
+        let time = self.base_ns + (rec.time_ns as f64 / self.opts.time_scale) as Ns;
+        self.last_ns = self.last_ns.max(time);
+        let dir = match rec.op {
+            TraceOp::Read => IoDir::Read,
+            TraceOp::Write => IoDir::Write,
+            TraceOp::Trim => IoDir::Trim,
+        };
+        if dir == IoDir::Write {
+            self.counters.written_bytes += len as u64;
+        }
+        let unit = IoUnit { dir, offset, len };
+        (unit, self.opts.open_loop.then_some(time))
+    }
+}
+
+impl IoSource for TraceFeed {
+    fn next_io(&mut self) -> Option<(IoUnit, Option<Ns>)> {
+        if self.error.is_some() {
+            return None;
+        }
+        loop {
+            match self.reader.next() {
+                Some(Ok(rec)) => {
+                    self.records_this_pass += 1;
+                    self.counters.records += 1;
+                    return Some(self.to_unit(&rec));
+                }
+                Some(Err(e)) => {
+                    self.error = Some(e.to_string());
+                    return None;
+                }
+                None if self.wants_another_pass() => {
+                    if let Err(e) = self.restart() {
+                        self.error = Some(e);
+                        return None;
+                    }
+                }
+                None => return None,
+            }
+        }
+    }
+
+    fn error(&self) -> Option<String> {
+        self.error.clone()
+    }
+
+    fn report(&self) -> Option<serde_json::Value> {
+        let mut c = self.counters.clone();
+        c.skipped_lines += self.reader.skipped();
+        Some(serde_json::json!({
+            "trace": self.opts.path.display().to_string(),
+            "format": self.opts.format.name(),
+            "time_scale": self.opts.time_scale,
+            "open_loop": self.opts.open_loop,
+            "counters": c,
+        }))
+    }
+}
