@@ -83,7 +83,7 @@ impl TraceFeed {
     }
 
     /// Folds the record into the device and scales its time.
-    fn to_unit(&mut self, rec: &TraceRecord) -> (IoUnit, Option<Ns>) {
+    fn unit_of(&mut self, rec: &TraceRecord) -> (IoUnit, Option<Ns>) {
         let dev = self.opts.device_bytes;
         let mut offset = rec.offset;
         if offset + rec.len as u64 > dev {
@@ -122,7 +122,7 @@ impl IoSource for TraceFeed {
                 Some(Ok(rec)) => {
                     self.records_this_pass += 1;
                     self.counters.records += 1;
-                    return Some(self.to_unit(&rec));
+                    return Some(self.unit_of(&rec));
                 }
                 Some(Err(e)) => {
                     self.error = Some(e.to_string());
