@@ -151,3 +151,74 @@ fn every_gc_policy_collects() {
         ssd.check_invariants().unwrap();
     }
 }
+
+/// Reads and writes at the same time on a full device, so GC runs; returns
+/// the worst read latency and the GC invocations.
+fn worst_read_during_gc(execution: ssdlab_core::ssd::config::GcExecution) -> (u64, u64) {
+    use ssdlab_core::ssd::device::IoCommand;
+    let mut cfg = SsdConfig::load("seed004").unwrap();
+    cfg.gc.execution = execution;
+    cfg.geometry.blocks_per_plane = 64;
+    let mut ssd = SimSsd::new(cfg, 3, true);
+    precondition(&mut ssd, &Precondition::full(), 3).unwrap();
+    let span = ssd.layout.logical_pages;
+    let mut q: EventQueue<DevEvent> = EventQueue::starting_at(ssd.now());
+    let mut submitted = std::collections::HashMap::new();
+    let mut next_id = 0u64;
+    let mut submit = |ssd: &mut SimSsd,
+                      q: &mut EventQueue<DevEvent>,
+                      op: IoOp,
+                      now: u64,
+                      map: &mut std::collections::HashMap<u64, (IoOp, u64)>| {
+        next_id += 1;
+        let lpa = (next_id.wrapping_mul(2_654_435_761) % span as u64) as u32;
+        map.insert(next_id, (op, now));
+        ssd.submit(
+            IoCommand {
+                id: next_id,
+                op,
+                lpa,
+                pages: 1,
+                sq: 0,
+            },
+            now,
+            q,
+        )
+        .unwrap();
+    };
+    let now = q.now();
+    for i in 0..20 {
+        let op = if i < 16 { IoOp::Write } else { IoOp::Read };
+        submit(&mut ssd, &mut q, op, now, &mut submitted);
+    }
+    let (mut worst, mut done) = (0, 0);
+    while let Some((now, ev)) = q.pop() {
+        ssd.handle(ev, now, &mut q);
+        for c in std::mem::take(&mut ssd.completions) {
+            let (op, t0) = submitted.remove(&c.id).unwrap();
+            if op == IoOp::Read {
+                worst = worst.max(c.time - t0);
+            }
+            done += 1;
+            if done < 40_000 {
+                submit(&mut ssd, &mut q, op, now, &mut submitted);
+            }
+        }
+        if done >= 40_000 && submitted.is_empty() {
+            break;
+        }
+    }
+    ssd.check_invariants().unwrap();
+    (worst, ssd.ftl.counters.gc_invocations)
+}
+
+#[test]
+fn plane_blocking_gc_holds_reads_block_blocking_lets_them_through() {
+    use ssdlab_core::ssd::config::GcExecution;
+    let (pb, pb_gc) = worst_read_during_gc(GcExecution::PlaneBlocking);
+    let (bb, bb_gc) = worst_read_during_gc(GcExecution::BlockBlocking);
+    assert!(pb_gc > 50 && bb_gc > 50, "GC ran: {pb_gc} {bb_gc}");
+    // A PBGC job holds the die for all its page copies and the erase
+    // (milliseconds); under BBGC a read waits for at most the copy in progress.
+    assert!(pb > 5 * bb, "worst read: PBGC {pb} ns, BBGC {bb} ns");
+}

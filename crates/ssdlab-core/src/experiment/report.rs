@@ -61,6 +61,8 @@ fn extras(result: &RunResult, setup: &RunSetup) -> serde_json::Value {
             "invocations": f.gc_invocations,
             "pages_moved": f.gc_pages_moved,
             "erases": f.erases,
+            "victims_ge70_invalid": f.victims_ge70_invalid,
+            "victims_ge90_invalid": f.victims_ge90_invalid,
             "slc_folds": f.folds,
             "slc_fold_pages": f.fold_pages_moved,
         },

@@ -180,6 +180,22 @@ pub struct Gc {
     pub hard_threshold: f64,
     /// Relocate valid pages inside the chip instead of over the channel.
     pub copy_back: bool,
+    /// How a GC job shares its die with host I/O.
+    #[serde(default)]
+    pub execution: GcExecution,
+}
+
+/// GC execution mode (gc-ondemand.md §3).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcExecution {
+    /// PBGC: a GC job holds its die from start to end; host I/O waits.
+    PlaneBlocking,
+    /// BBGC: host reads go between the job's page copies (the victim block
+    /// alone is locked); GC goes before host writes, and before reads too
+    /// when the plane is at its reserve.
+    #[default]
+    BlockBlocking,
 }
 
 impl Default for Gc {
@@ -189,6 +205,7 @@ impl Default for Gc {
             soft_threshold: 0.05,
             hard_threshold: 0.005,
             copy_back: false,
+            execution: GcExecution::BlockBlocking,
         }
     }
 }

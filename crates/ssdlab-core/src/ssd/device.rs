@@ -12,7 +12,7 @@
 
 use super::alloc::{make_policy as make_allocation, AllocationPolicy};
 use super::buffer::WriteBuffer;
-use super::config::SsdConfig;
+use super::config::{GcExecution, SsdConfig};
 use super::ftl::{Ftl, Stream, NONE};
 use super::gc::{make_policy, GcPolicy};
 use super::layout::Layout;
@@ -553,7 +553,7 @@ impl SimSsd {
     fn wake_for_read(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
         match self.dies[die as usize].op {
             DieOp::Idle => self.try_start(die, now, q),
-            DieOp::Job(job) if !job.critical => self.preempt_job(die, job, now, q),
+            DieOp::Job(job) if self.read_preempts(&job) => self.preempt_job(die, job, now, q),
             // Only the array phase (after the data transfer) can be suspended.
             DieOp::Program { end, array_ns, .. }
                 if self.cfg.timing.suspend.is_some() && end > now && now + array_ns >= end =>
@@ -562,6 +562,13 @@ impl SimSsd {
             }
             _ => {}
         }
+    }
+
+    /// Reads go between the page copies of a non-critical job, except a GC
+    /// job in plane-blocking mode (folding is always background work).
+    fn read_preempts(&self, job: &Job) -> bool {
+        !job.critical
+            && (job.kind == JobKind::Fold || self.cfg.gc.execution == GcExecution::BlockBlocking)
     }
 
     fn wake_for_write(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) {

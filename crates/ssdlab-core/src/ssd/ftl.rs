@@ -48,6 +48,9 @@ pub struct FtlCounters {
     pub fold_pages_moved: u64,
     pub erases: u64,
     pub gc_invocations: u64,
+    /// GC victims that had at least 70% / 90% invalid pages when chosen.
+    pub victims_ge70_invalid: u64,
+    pub victims_ge90_invalid: u64,
     pub folds: u64,
     pub trims: u64,
 }
@@ -440,6 +443,9 @@ impl Ftl {
         } else {
             self.counters.gc_pages_moved += moved as u64;
             self.counters.gc_invocations += 1;
+            let invalid = 1.0 - moved as f64 / self.block_capacity(victim) as f64;
+            self.counters.victims_ge70_invalid += (invalid >= 0.7) as u64;
+            self.counters.victims_ge90_invalid += (invalid >= 0.9) as u64;
         }
         moved
     }
