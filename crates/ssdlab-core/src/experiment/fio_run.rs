@@ -163,10 +163,17 @@ impl PreparedRun {
         if let Some(e) = r.jobs.iter().find_map(|j| j.source_error()) {
             return Err(InputError::invalid("trace", e));
         }
-        if let Some(e) = r.dev.integrity_error.take() {
+        // With the checker on (--check), every flash read was verified as it
+        // ran; the maps and valid counts are checked once more at the end.
+        let checked = if r.dev.ftl.integrity.is_some() {
+            r.dev.check_invariants()
+        } else {
+            Ok(())
+        };
+        if let Err(e) = checked {
             return Err(InputError::invalid(
                 "device",
-                format!("data-integrity check failed: {e}"),
+                format!("invariant or data-integrity check failed: {e}"),
             ));
         }
         let end = r.q.now();
