@@ -23,11 +23,16 @@ mod error;
 mod lines;
 mod parse;
 mod reader;
+pub mod synth;
 mod types;
 mod write;
 
 pub use error::{ParseFormatError, TraceError};
 pub use reader::{open, TraceReader};
+pub use synth::{
+    profile, write_trace, Profile, Synth, SynthOptions, TraceStats, OVERWRITE_RING, PAGE_BYTES,
+    PROFILES,
+};
 pub use types::{
     BlkparseAction, Format, ReadOptions, TimeUnit, TraceOp, TraceRecord, DEFAULT_MAX_LINE_LEN,
     SECTOR_SIZE,
