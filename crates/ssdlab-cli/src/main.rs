@@ -6,6 +6,7 @@ mod replay_cmd;
 mod reproduce_cmd;
 mod run_cmd;
 mod schedulers_cmd;
+mod trace_cmd;
 mod tune_cmd;
 mod validate_cmd;
 
@@ -32,6 +33,8 @@ enum Command {
     /// Replay a block trace (blkparse, MSR, SPC, MQSim, fio iolog) through the
     /// host path and a scheduler to the simulated SSD; same reports as `run`.
     Replay(replay_cmd::Args),
+    /// Trace tools: `trace synth` writes a synthetic application trace.
+    Trace(trace_cmd::Args),
     /// Reproduce a study: runs its grid in parallel (cached, resumable) and
     /// writes results.csv, report.md, figures and report.html.
     Reproduce(reproduce_cmd::Args),
@@ -53,6 +56,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(a) => run_cmd::run(a),
         Command::Replay(a) => replay_cmd::run(a),
+        Command::Trace(a) => trace_cmd::run(a),
         Command::Reproduce(a) => reproduce_cmd::run(a),
         Command::Tune(a) => tune_cmd::run(a),
         Command::Bench(a) => bench_cmd::run(a),

@@ -469,3 +469,53 @@ fn replay_open_and_closed_loop_with_loops_and_bad_lines() {
     assert_eq!(v4["ssdlab"]["replay"]["counters"]["skipped_lines"], 1);
     assert_eq!(v4["ssdlab"]["replay"]["counters"]["records"], 99);
 }
+
+#[test]
+fn trace_synth_writes_a_replayable_profile() {
+    let out = std::env::temp_dir().join(format!("ssdlab-synth-{}.msr", std::process::id()));
+    let (code, text, err) = ssdlab(&[
+        "trace",
+        "synth",
+        "--profile",
+        "rocksdb",
+        "--format",
+        "msr",
+        "--requests",
+        "20000",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("synthetic stand-in for rocksdb"), "{text}");
+    let (code, json, err) = ssdlab(&[
+        "replay",
+        out.to_str().unwrap(),
+        "--format",
+        "msr",
+        "--device",
+        "seed004",
+        "--qd",
+        "16",
+        "--output-format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let reads = v["jobs"][0]["read"]["total_ios"].as_u64().unwrap() as f64;
+    let writes = v["jobs"][0]["write"]["total_ios"].as_u64().unwrap() as f64;
+    let read_pct = 100.0 * reads / (reads + writes);
+    assert!(
+        (read_pct - 50.5).abs() < 5.0,
+        "rocksdb read share {read_pct}"
+    );
+    let (code, _, _) = ssdlab(&[
+        "trace",
+        "synth",
+        "--profile",
+        "oracle",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    let _ = std::fs::remove_file(&out);
+}

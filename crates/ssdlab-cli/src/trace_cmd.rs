@@ -1,0 +1,96 @@
+use ssdlab_core::error::InputError;
+use ssdlab_core::ssd::config::SsdConfig;
+use ssdlab_core::ssd::layout::Layout;
+use ssdlab_trace::{profile, write_trace, Format, SynthOptions, PROFILES};
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    what: What,
+}
+
+#[derive(clap::Subcommand)]
+enum What {
+    /// Write a synthetic trace matching an application profile (a synthetic
+    /// stand-in for the on-demand GC study's traces).
+    Synth(SynthArgs),
+}
+
+#[derive(clap::Args)]
+struct SynthArgs {
+    /// cassandra, mongodb, mysql, rocksdb, dbench or sqlite.
+    #[arg(long)]
+    profile: String,
+    /// Trace format to write (blkparse, msr, spc, mqsim, fio-iolog).
+    #[arg(long, default_value = "mqsim")]
+    format: String,
+    #[arg(long, default_value_t = 1_000_000)]
+    requests: u64,
+    /// Address space: the logical capacity of this device preset.
+    #[arg(long, default_value = "seed004")]
+    device: String,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Output file.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+pub fn run(a: Args) -> Result<(), InputError> {
+    let What::Synth(a) = a.what;
+    let names: Vec<&str> = PROFILES.iter().map(|p| p.name).collect();
+    let p = profile(&a.profile).ok_or_else(|| {
+        InputError::invalid(
+            "--profile",
+            format!("unknown '{}' (known: {})", a.profile, names.join(", ")),
+        )
+    })?;
+    let format: Format = a.format.parse().map_err(|_| {
+        InputError::invalid(
+            "--format",
+            format!(
+                "unknown '{}' (known: {})",
+                a.format,
+                Format::NAMES.join(", ")
+            ),
+        )
+    })?;
+    if a.requests == 0 {
+        return Err(InputError::invalid("--requests", "must be at least 1"));
+    }
+    let layout = Layout::new(&SsdConfig::load(&a.device)?);
+    let opts = SynthOptions {
+        requests: a.requests,
+        span_bytes: layout.capacity_bytes(),
+        seed: a.seed,
+    };
+    let file = a.out.display().to_string();
+    let tmp = a.out.with_extension("ssdlab-tmp");
+    let io = |e: std::io::Error| InputError::invalid(&file, e.to_string());
+    let mut w = BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
+    let stats = write_trace(&mut w, format, p, &opts).map_err(io)?;
+    w.flush().map_err(io)?;
+    drop(w);
+    std::fs::rename(&tmp, &a.out).map_err(io)?;
+    println!(
+        "{} (synthetic stand-in for {}): {} requests, {} format",
+        file,
+        p.name,
+        stats.requests,
+        format.name()
+    );
+    println!(
+        "  read {:.1}% (profile {:.1}%), sequential {:.1}% ({:.1}%), avg read {:.1} KB ({:.1}), avg write {:.1} KB ({:.1})",
+        stats.read_pct(),
+        p.read_pct,
+        stats.seq_pct(),
+        p.seq_pct,
+        stats.avg_read_kb(),
+        p.avg_read_kb,
+        stats.avg_write_kb(),
+        p.avg_write_kb
+    );
+    Ok(())
+}
