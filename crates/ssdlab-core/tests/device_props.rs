@@ -122,12 +122,19 @@ proptest! {
     #[test]
     fn random_mixes_keep_invariants(
         variant in 0u8..64,
-        policy in prop_oneof![Just("greedy"), Just("cost-benefit"), Just("random"), Just("fifo")],
+        policy in prop_oneof![Just("greedy"), Just("cost-benefit"), Just("random"), Just("fifo"), Just("prioritized")],
+        trigger in prop_oneof![Just("threshold"), Just("eager70"), Just("on-demand")],
+        plane_blocking in any::<bool>(),
         occupancy in 0.0f64..1.0,
         steps in prop::collection::vec(step(), 1..400),
         seed in 0u64..1000,
     ) {
-        let mut ssd = SimSsd::new(tiny(variant, policy), seed, true);
+        let mut cfg = tiny(variant, policy);
+        cfg.gc.trigger = trigger.into();
+        if plane_blocking {
+            cfg.gc.execution = ssdlab_core::ssd::config::GcExecution::PlaneBlocking;
+        }
+        let mut ssd = SimSsd::new(cfg, seed, true);
         let pre = Precondition { occupancy, overwrites: 1.0, pattern: Pattern::Uniform, steady_state: true };
         precondition(&mut ssd, &pre, seed).unwrap();
         ssd.check_invariants().unwrap();

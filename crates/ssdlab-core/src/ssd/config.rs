@@ -183,6 +183,59 @@ pub struct Gc {
     /// How a GC job shares its die with host I/O.
     #[serde(default)]
     pub execution: GcExecution,
+    /// When a plane collects in the background: `threshold` (free blocks
+    /// below soft_threshold), `eager70` or `on-demand` (gc-ondemand.md).
+    #[serde(default = "default_trigger")]
+    pub trigger: String,
+    /// Background GC only once this share of the SSD's blocks is in use
+    /// (0 = always; the on-demand study uses 0.70). GC at the host reserve
+    /// always runs.
+    #[serde(default)]
+    pub enable_at_full: f64,
+    /// Parameters of the on-demand trigger and the prioritized victims.
+    #[serde(default)]
+    pub on_demand: OnDemand,
+}
+
+fn default_trigger() -> String {
+    "threshold".into()
+}
+
+/// gc-ondemand.md §4; every value is an [interp] default of the spec.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct OnDemand {
+    /// Minimum free space a plane keeps (R_min), in blocks.
+    pub r_min_blocks: u32,
+    /// Horizon H: the plane must absorb the writes expected in this time.
+    pub horizon_ns: u64,
+    /// θ_IR: a candidate must be at least this invalid to collect early.
+    pub theta_ir: f64,
+    /// hard_min: below this many free blocks GC runs whatever the candidates.
+    pub hard_min_blocks: u32,
+    /// λ: weight that defers still-hot blocks (0 = pure gain/cost).
+    pub lambda: f64,
+    /// H_exp: horizon over which a hot block is expected to invalidate.
+    pub hot_horizon_ns: u64,
+    /// W: window of the write-rate estimate.
+    pub window_ns: u64,
+    /// EWMA weight of the newest window.
+    pub ewma_weight: f64,
+}
+
+impl Default for OnDemand {
+    fn default() -> Self {
+        OnDemand {
+            r_min_blocks: 2,
+            horizon_ns: 50_000_000,
+            theta_ir: 0.5,
+            hard_min_blocks: 1,
+            lambda: 0.0,
+            hot_horizon_ns: 1_000_000_000,
+            window_ns: 100_000_000,
+            ewma_weight: 0.2,
+        }
+    }
 }
 
 /// GC execution mode (gc-ondemand.md §3).
@@ -206,6 +259,9 @@ impl Default for Gc {
             hard_threshold: 0.005,
             copy_back: false,
             execution: GcExecution::BlockBlocking,
+            trigger: default_trigger(),
+            enable_at_full: 0.0,
+            on_demand: OnDemand::default(),
         }
     }
 }
@@ -375,6 +431,36 @@ impl SsdConfig {
             );
         }
         let gc = &self.gc;
+        let triggers = crate::ssd::gc::trigger::trigger_names();
+        if !triggers.contains(&gc.trigger.as_str()) {
+            return err(
+                "gc.trigger",
+                format!(
+                    "unknown trigger '{}' (known: {})",
+                    gc.trigger,
+                    triggers.join(", ")
+                ),
+            );
+        }
+        if !(0.0..1.0).contains(&gc.enable_at_full) {
+            return err(
+                "gc.enable_at_full",
+                format!("{} must be in [0, 1)", gc.enable_at_full),
+            );
+        }
+        let od = &gc.on_demand;
+        if !(0.0..=1.0).contains(&od.theta_ir) || od.lambda < 0.0 || !od.lambda.is_finite() {
+            return err(
+                "gc.on_demand",
+                "theta_ir must be in [0, 1] and lambda ≥ 0".into(),
+            );
+        }
+        if od.window_ns == 0 || !(od.ewma_weight > 0.0 && od.ewma_weight <= 1.0) {
+            return err(
+                "gc.on_demand",
+                "window_ns must be > 0 and ewma_weight in (0, 1]".into(),
+            );
+        }
         if crate::ssd::gc::policy_names()
             .iter()
             .all(|n| *n != gc.policy)

@@ -14,6 +14,7 @@ use super::alloc::{make_policy as make_allocation, AllocationPolicy};
 use super::buffer::WriteBuffer;
 use super::config::{GcExecution, SsdConfig};
 use super::ftl::{Ftl, Stream, NONE};
+use super::gc::trigger::{make_trigger, GcTrigger, TriggerCtx};
 use super::gc::{make_policy, GcPolicy};
 use super::layout::Layout;
 use crate::engine::{Ns, Timers};
@@ -161,6 +162,7 @@ pub struct SimSsd {
     pub layout: Layout,
     pub ftl: Ftl,
     gc: Box<dyn GcPolicy>,
+    trigger: Box<dyn GcTrigger>,
     rng: ChaCha8Rng,
     pub buffer: WriteBuffer,
     dies: Vec<Die>,
@@ -221,7 +223,8 @@ impl SimSsd {
             .collect();
         let buffer = WriteBuffer::new((cfg.buffer.capacity_bytes / layout.page_size as u64) as u32);
         SimSsd {
-            gc: make_policy(&cfg.gc.policy).expect("validated policy name"),
+            gc: make_policy(&cfg).expect("validated policy name"),
+            trigger: make_trigger(&cfg).expect("validated trigger name"),
             rng: ChaCha8Rng::seed_from_u64(seed),
             buffer,
             dies,
@@ -392,6 +395,7 @@ impl SimSsd {
 
     pub fn handle(&mut self, ev: DevEvent, now: Ns, q: &mut impl Timers<DevEvent>) {
         self.clock = now;
+        self.ftl.now = now;
         match ev {
             DevEvent::CmdReady(slot) => self.on_cmd_ready(slot, now, q),
             DevEvent::ReadArrayDone(die) => self.on_read_array_done(die, now, q),
@@ -637,12 +641,12 @@ impl SimSsd {
                 ..job
             });
         }
+        let enabled = self.ftl.used_share() >= self.cfg.gc.enable_at_full;
         for plane in self.planes_of(die) {
-            let free = self.ftl.free_blocks(plane);
             let due = if critical {
-                free <= reserve
+                self.ftl.free_blocks(plane) <= reserve
             } else {
-                free < self.soft_blocks
+                enabled && self.background_gc_due(plane)
             };
             if !due {
                 continue;
@@ -656,6 +660,16 @@ impl SimSsd {
             return Some(self.new_job(JobKind::Gc, victim, critical));
         }
         None
+    }
+
+    fn background_gc_due(&mut self, plane: u32) -> bool {
+        let ctx = TriggerCtx {
+            ftl: &self.ftl,
+            plane,
+            now: self.clock,
+            soft_blocks: self.soft_blocks,
+        };
+        self.trigger.due(&ctx)
     }
 
     /// Background folding of the SLC cache, when the die has nothing else.

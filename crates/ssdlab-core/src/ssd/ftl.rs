@@ -96,6 +96,14 @@ pub struct Ftl {
     pub host_reserve_blocks: u32,
     /// Host pages written so far: the logical clock for block ages.
     pub seq: u64,
+    /// Simulated time, set by the device as it runs (0 while preconditioning).
+    pub now: u64,
+    /// When each block was closed (simulated ns).
+    closed_ns: Vec<u64>,
+    /// Pages programmed into each plane (host and relocated), cumulative.
+    plane_programs: Vec<u64>,
+    /// Free blocks over all planes (native and SLC), for the SSD's fill level.
+    total_free_blocks: u64,
     pub counters: FtlCounters,
     pub integrity: Option<Integrity>,
 }
@@ -145,6 +153,10 @@ impl Ftl {
             slc_pages_per_block,
             host_reserve_blocks: host_reserve_blocks.max(1),
             seq: 0,
+            now: 0,
+            closed_ns: vec![0; blocks],
+            plane_programs: vec![0; layout.planes as usize],
+            total_free_blocks: blocks as u64,
             counters: FtlCounters::default(),
             integrity,
             layout,
@@ -186,6 +198,33 @@ impl Ftl {
     #[inline]
     pub fn closed_seq(&self, block: u32) -> u64 {
         self.closed_seq[block as usize]
+    }
+
+    /// When the block was closed, in simulated ns.
+    #[inline]
+    pub fn closed_ns(&self, block: u32) -> u64 {
+        self.closed_ns[block as usize]
+    }
+
+    /// Pages programmed into a plane so far (host and relocated).
+    pub fn plane_programs(&self, plane: u32) -> u64 {
+        self.plane_programs[plane as usize]
+    }
+
+    /// Free native pages of a plane: its free blocks plus the room left in
+    /// its open host block.
+    pub fn free_pages(&self, plane: u32) -> u64 {
+        let ps = &self.planes[plane as usize];
+        let ppb = self.layout.pages_per_block as u64;
+        let open = ps
+            .host_open
+            .map_or(0, |b| ppb - self.written[b as usize] as u64);
+        ps.free.len() as u64 * ppb + open
+    }
+
+    /// Share of the SSD's blocks in use (not free).
+    pub fn used_share(&self) -> f64 {
+        1.0 - self.total_free_blocks as f64 / self.layout.blocks as f64
     }
 
     /// Whether the block runs in SLC mode (the SLC write cache).
@@ -264,6 +303,7 @@ impl Ftl {
         let ppa = block * ppb + self.written[block as usize] as u32;
         self.written[block as usize] += 1;
         self.pending[block as usize] += 1;
+        self.plane_programs[plane as usize] += 1;
         if self.written[block as usize] == self.block_capacity(block) {
             self.close_frontier(plane, block);
         }
@@ -278,6 +318,7 @@ impl Ftl {
                 return Some(b);
             }
             if let Some(b) = ps.slc_free.pop_front() {
+                self.total_free_blocks -= 1;
                 ps.slc_open = Some(b);
                 self.state[b as usize] = BlockState::Open;
                 return Some(b);
@@ -294,6 +335,7 @@ impl Ftl {
             return None;
         }
         let b = ps.free.pop_front()?;
+        self.total_free_blocks -= 1;
         *open = Some(b);
         self.state[b as usize] = BlockState::Open;
         Some(b)
@@ -307,6 +349,7 @@ impl Ftl {
             }
         }
         self.closed_seq[block as usize] = self.seq;
+        self.closed_ns[block as usize] = self.now;
         self.settle(block);
     }
 
@@ -468,6 +511,7 @@ impl Ftl {
         self.valid[b] = 0;
         self.erase_count[b] += 1;
         self.state[b] = BlockState::Free;
+        self.total_free_blocks += 1;
         self.counters.erases += 1;
         let plane = self.layout.plane_of_block(victim);
         let slc = self.is_slc(victim);

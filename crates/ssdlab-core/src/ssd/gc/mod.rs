@@ -5,8 +5,11 @@
 mod cost_benefit;
 mod fifo;
 mod greedy;
+mod prioritized;
 mod random;
+pub mod trigger;
 
+use super::config::SsdConfig;
 use super::ftl::Ftl;
 use rand_chacha::ChaCha8Rng;
 
@@ -20,29 +23,34 @@ pub trait GcPolicy: Send {
 pub struct PolicyEntry {
     pub name: &'static str,
     pub help: &'static str,
-    pub make: fn() -> Box<dyn GcPolicy>,
+    pub make: fn(&SsdConfig) -> Box<dyn GcPolicy>,
 }
 
 pub const REGISTRY: &[PolicyEntry] = &[
     PolicyEntry {
         name: "greedy",
         help: "fewest valid pages first",
-        make: || Box::new(greedy::Greedy),
+        make: |_| Box::new(greedy::Greedy),
     },
     PolicyEntry {
         name: "cost-benefit",
         help: "max (1-u)/(2u) x age (Rosenblum and Ousterhout, LFS)",
-        make: || Box::new(cost_benefit::CostBenefit),
+        make: |_| Box::new(cost_benefit::CostBenefit),
     },
     PolicyEntry {
         name: "random",
         help: "uniformly random candidate",
-        make: || Box::new(random::Random),
+        make: |_| Box::new(random::Random),
+    },
+    PolicyEntry {
+        name: "prioritized",
+        help: "max invalid/(copy + erase cost), hot blocks deferred by lambda (on-demand GC, Algorithm 1)",
+        make: |cfg| Box::new(prioritized::Prioritized::new(cfg)),
     },
     PolicyEntry {
         name: "fifo",
         help: "oldest closed block first (log order)",
-        make: || Box::new(fifo::Fifo),
+        make: |_| Box::new(fifo::Fifo),
     },
 ];
 
@@ -51,6 +59,9 @@ pub fn policy_names() -> Vec<&'static str> {
 }
 
 /// Builds a policy by name; names were validated with the config.
-pub fn make_policy(name: &str) -> Option<Box<dyn GcPolicy>> {
-    REGISTRY.iter().find(|e| e.name == name).map(|e| (e.make)())
+pub fn make_policy(cfg: &SsdConfig) -> Option<Box<dyn GcPolicy>> {
+    REGISTRY
+        .iter()
+        .find(|e| e.name == cfg.gc.policy)
+        .map(|e| (e.make)(cfg))
 }

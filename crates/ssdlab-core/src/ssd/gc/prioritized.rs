@@ -1,0 +1,63 @@
+//! `prioritized` (Algorithm 1 of the on-demand GC work, gc-ondemand.md §4,
+//! [interp]): the candidate with the highest
+//!
+//!   prio(b) = gain(b) / cost(b) / (1 + λ · hot(b))
+//!   gain = invalid pages, cost = valid · (tR + tPROG) + tBERS,
+//!   hot  = min(1, inv_rate(b) · H_exp / Np)
+//!
+//! inv_rate(b) is estimated as the block's invalid pages over the time since
+//! it was closed [interp]. With λ = 0 the order equals greedy's (ties: the
+//! block closed earlier, then the lower erase count).
+
+use super::GcPolicy;
+use crate::ssd::config::SsdConfig;
+use crate::ssd::ftl::Ftl;
+use rand_chacha::ChaCha8Rng;
+
+pub struct Prioritized {
+    copy_ns: f64,
+    erase_ns: f64,
+    lambda: f64,
+    hot_horizon_ns: f64,
+}
+
+impl Prioritized {
+    pub fn new(cfg: &SsdConfig) -> Prioritized {
+        let t = &cfg.timing;
+        Prioritized {
+            copy_ns: (t.read_ns + t.program_ns) as f64,
+            erase_ns: t.erase_ns as f64,
+            lambda: cfg.gc.on_demand.lambda,
+            hot_horizon_ns: cfg.gc.on_demand.hot_horizon_ns as f64,
+        }
+    }
+
+    fn prio(&self, ftl: &Ftl, b: u32) -> f64 {
+        let np = ftl.block_capacity(b) as f64;
+        let valid = ftl.valid(b) as f64;
+        let invalid = np - valid;
+        let cost = valid * self.copy_ns + self.erase_ns;
+        let age_ns = ftl.now.saturating_sub(ftl.closed_ns(b)).max(1) as f64;
+        let hot = (invalid / age_ns * self.hot_horizon_ns / np).min(1.0);
+        invalid / cost / (1.0 + self.lambda * hot)
+    }
+}
+
+impl GcPolicy for Prioritized {
+    fn name(&self) -> &'static str {
+        "prioritized"
+    }
+
+    fn select_victim(&mut self, ftl: &Ftl, plane: u32, _rng: &mut ChaCha8Rng) -> Option<u32> {
+        let key = |b: u32| (ftl.closed_ns(b), ftl.erase_count(b));
+        ftl.candidates(plane)
+            .fold(None, |best: Option<(f64, u32)>, b| {
+                let p = self.prio(ftl, b);
+                match best {
+                    Some((bp, bb)) if bp > p || (bp == p && key(bb) <= key(b)) => Some((bp, bb)),
+                    _ => Some((p, b)),
+                }
+            })
+            .map(|(_, b)| b)
+    }
+}
