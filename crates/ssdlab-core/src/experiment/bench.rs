@@ -162,7 +162,7 @@ fn fio_figure(secs: u64, seed: u64) -> Result<(FioFigures, f64), InputError> {
         .iter()
         .find(|r| r.jobname == "rt")
         .expect("the job file has an rt job");
-    let p999 = rt.read.clat.percentiles(&[99.9])[0].1;
+    let p999 = rt.read.clat.percentiles(&[99.9]).first().map_or(0, |p| p.1);
     let figures = FioFigures {
         device: setup.device.name.clone(),
         scheduler: setup.scheduler.clone(),

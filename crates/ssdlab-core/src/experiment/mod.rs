@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod closed_loop;
 pub mod fio_run;
+pub mod gc_study;
 pub mod k2_study;
 pub mod report;
 pub mod stats;

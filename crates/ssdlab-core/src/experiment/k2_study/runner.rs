@@ -168,11 +168,12 @@ fn measure(res: &fio_run::RunResult) -> RepResult {
     let mut rt_clat = rt.read.clat.clone();
     rt_clat.merge(&rt.write.clat);
     let pct = rt_clat.percentiles(&[99.0, 99.9]);
+    let pct_us = |i: usize| pct.get(i).map_or(0.0, |p| p.1 as f64 / 1000.0);
     let f = &res.ftl;
     let waf = f.waf();
     RepResult {
-        rt_p999_us: pct[1].1 as f64 / 1000.0,
-        rt_p99_us: pct[0].1 as f64 / 1000.0,
+        rt_p999_us: pct_us(1),
+        rt_p99_us: pct_us(0),
         rt_mean_us: rt_clat.mean() / 1000.0,
         total_bw_mbs: reports.iter().map(|r| bw(r)).sum(),
         nrt_bw_mbs: reports
