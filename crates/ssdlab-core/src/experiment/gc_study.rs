@@ -216,6 +216,9 @@ fn run_one(
     })
 }
 
+/// A reported metric: its title and how to read it from a row.
+type Metric = (&'static str, fn(&GcRow) -> f64);
+
 /// report.md: one table per metric (profiles × schemes, with the
 /// improvement ratio of on-demand over BBGC), then victim invalidity next to
 /// the paper's.
@@ -224,7 +227,7 @@ pub fn markdown(rows: &[GcRow], preamble: &str) -> String {
         "# On-demand GC with prioritized victims (Lee, Choi, Hong 2023), reproduced by ssdlab\n\n",
     );
     out.push_str(preamble);
-    let metrics: [(&str, fn(&GcRow) -> f64); 7] = [
+    let metrics: [Metric; 7] = [
         ("Average read latency (ms)", |r| r.avg_read_ms),
         ("Maximum read latency (ms)", |r| r.max_read_ms),
         ("Average write latency (ms)", |r| r.avg_write_ms),
