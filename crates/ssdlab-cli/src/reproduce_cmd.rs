@@ -199,8 +199,10 @@ fn run_gc(a: GcArgs) -> Result<(), InputError> {
             "must be at least 1",
         ));
     }
-    if !(a.offered_mbs > 0.0 && a.offered_mbs.is_finite())
-        || !(a.write_volume > 0.0 && a.write_volume <= 100.0)
+    if !(a.offered_mbs > 0.0
+        && a.offered_mbs.is_finite()
+        && a.write_volume > 0.0
+        && a.write_volume <= 100.0)
     {
         return Err(InputError::invalid(
             "--offered-mbs/--write-volume",
