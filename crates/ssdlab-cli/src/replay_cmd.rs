@@ -19,6 +19,10 @@ pub struct Args {
     device: String,
     #[arg(long, default_value = "none")]
     scheduler: String,
+    /// GC scheme applied to the device: pbgc, bbgc or on-demand (default:
+    /// the preset's own GC settings).
+    #[arg(long)]
+    gc: Option<String>,
     /// Percent of the logical space holding data before the replay.
     #[arg(long, default_value_t = 0.0)]
     occupancy: f64,
@@ -83,8 +87,12 @@ pub fn run(a: Args) -> Result<(), InputError> {
         return Err(InputError::invalid("--qd", "must be at least 1"));
     }
     let loop_write = a.loop_write.as_deref().map(parse_size).transpose()?;
+    let mut device = SsdConfig::load(&a.device)?;
+    if let Some(scheme) = &a.gc {
+        ssdlab_core::experiment::gc_study::apply_scheme(&mut device, scheme)?;
+    }
     let setup = RunSetup {
-        device: SsdConfig::load(&a.device)?,
+        device,
         host: load_host(a.host.as_deref())?,
         scheduler: a.scheduler.clone(),
         occupancy: a.occupancy / 100.0,

@@ -17,6 +17,10 @@ pub struct Args {
     /// I/O scheduler spec, e.g. `none`, `k2:max_inflight=8`, `mq-deadline:read_expire=100ms`.
     #[arg(long, default_value = "none")]
     scheduler: String,
+    /// GC scheme applied to the device: pbgc, bbgc or on-demand (default:
+    /// the preset's own GC settings).
+    #[arg(long)]
+    gc: Option<String>,
     /// Percent of the logical space holding data before the run (100 = full, GC at steady state).
     #[arg(long, default_value_t = 0.0)]
     occupancy: f64,
@@ -54,8 +58,12 @@ pub fn run(a: Args) -> Result<(), InputError> {
     };
     let jobfile = ssdlab_fio::parse_file_with(&a.jobfile, &ssdlab_fio::process_env, &opts)
         .map_err(fio_error)?;
+    let mut device = SsdConfig::load(&a.device)?;
+    if let Some(scheme) = &a.gc {
+        ssdlab_core::experiment::gc_study::apply_scheme(&mut device, scheme)?;
+    }
     let setup = RunSetup {
-        device: SsdConfig::load(&a.device)?,
+        device,
         host: load_host(a.host.as_deref())?,
         scheduler: a.scheduler.clone(),
         occupancy: a.occupancy / 100.0,

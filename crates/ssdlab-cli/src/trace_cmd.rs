@@ -36,17 +36,35 @@ struct SynthArgs {
     /// Output file.
     #[arg(long)]
     out: PathBuf,
+    /// Override the profile's skew: share of the address space that is hot.
+    #[arg(long)]
+    hot_share: Option<f64>,
+    /// Override: share of random requests that go to the hot part.
+    #[arg(long)]
+    hot_access: Option<f64>,
+    /// Override: % of random writes that rewrite a recent extent.
+    #[arg(long)]
+    overwrite_pct: Option<f64>,
+    /// Override: arrival rate, requests per second.
+    #[arg(long)]
+    iops: Option<f64>,
 }
 
 pub fn run(a: Args) -> Result<(), InputError> {
     let What::Synth(a) = a.what;
     let names: Vec<&str> = PROFILES.iter().map(|p| p.name).collect();
-    let p = profile(&a.profile).ok_or_else(|| {
+    let base = profile(&a.profile).ok_or_else(|| {
         InputError::invalid(
             "--profile",
             format!("unknown '{}' (known: {})", a.profile, names.join(", ")),
         )
     })?;
+    let mut tuned = *base;
+    tuned.hot_share = a.hot_share.unwrap_or(tuned.hot_share);
+    tuned.hot_access = a.hot_access.unwrap_or(tuned.hot_access);
+    tuned.overwrite_pct = a.overwrite_pct.unwrap_or(tuned.overwrite_pct);
+    tuned.iops = a.iops.unwrap_or(tuned.iops);
+    let p = &tuned;
     let format: Format = a.format.parse().map_err(|_| {
         InputError::invalid(
             "--format",
@@ -66,6 +84,8 @@ pub fn run(a: Args) -> Result<(), InputError> {
         span_bytes: layout.capacity_bytes(),
         seed: a.seed,
     };
+    // Checks the knobs before anything is written.
+    ssdlab_trace::Synth::new(p, &opts).map_err(|e| InputError::invalid("--profile", e))?;
     let file = a.out.display().to_string();
     let tmp = a.out.with_extension("ssdlab-tmp");
     let io = |e: std::io::Error| InputError::invalid(&file, e.to_string());

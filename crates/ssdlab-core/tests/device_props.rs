@@ -131,6 +131,7 @@ proptest! {
     ) {
         let mut cfg = tiny(variant, policy);
         cfg.gc.trigger = trigger.into();
+        cfg.gc.on_demand.global_order = seed % 2 == 0;
         if plane_blocking {
             cfg.gc.execution = ssdlab_core::ssd::config::GcExecution::PlaneBlocking;
         }

@@ -63,29 +63,34 @@ pub struct GcRow {
     pub victims_ge90_invalid_pct: f64,
 }
 
-/// The device of a scheme: seed004 with the scheme's trigger, victim policy
-/// and execution, GC enabled at 70% full.
+/// The device of a scheme: seed004 with the scheme applied.
 pub fn scheme_device(scheme: &str) -> SsdConfig {
     let mut cfg = SsdConfig::load("seed004").expect("built-in preset");
-    cfg.gc.enable_at_full = 0.70;
-    match scheme {
-        "PBGC" => {
-            cfg.gc.trigger = "eager70".into();
-            cfg.gc.policy = "greedy".into();
-            cfg.gc.execution = GcExecution::PlaneBlocking;
-        }
-        "BBGC" => {
-            cfg.gc.trigger = "eager70".into();
-            cfg.gc.policy = "greedy".into();
-            cfg.gc.execution = GcExecution::BlockBlocking;
-        }
-        _ => {
-            cfg.gc.trigger = "on-demand".into();
-            cfg.gc.policy = "prioritized".into();
-            cfg.gc.execution = GcExecution::BlockBlocking;
-        }
-    }
+    apply_scheme(&mut cfg, scheme).expect("a known scheme");
     cfg
+}
+
+/// Applies a GC scheme of the study to any device: `pbgc` (eager 70%
+/// trigger, greedy, plane-blocking), `bbgc` (the same, block-blocking) or
+/// `on-demand` (invalidation-rate trigger, prioritized victims,
+/// block-blocking); all enable GC at 70% full.
+pub fn apply_scheme(cfg: &mut SsdConfig, scheme: &str) -> Result<(), InputError> {
+    let (trigger, policy, execution) = match scheme.to_ascii_lowercase().as_str() {
+        "pbgc" => ("eager70", "greedy", GcExecution::PlaneBlocking),
+        "bbgc" => ("eager70", "greedy", GcExecution::BlockBlocking),
+        "on-demand" => ("on-demand", "prioritized", GcExecution::BlockBlocking),
+        _ => {
+            return Err(InputError::invalid(
+                "--gc",
+                format!("unknown scheme '{scheme}' (known: pbgc, bbgc, on-demand)"),
+            ))
+        }
+    };
+    cfg.gc.enable_at_full = 0.70;
+    cfg.gc.trigger = trigger.into();
+    cfg.gc.policy = policy.into();
+    cfg.gc.execution = execution;
+    Ok(())
 }
 
 /// Writes every profile's synthetic trace into `dir` (MQSim format).

@@ -221,6 +221,9 @@ pub struct OnDemand {
     pub window_ns: u64,
     /// EWMA weight of the newest window.
     pub ewma_weight: f64,
+    /// Global-order variant: a die collects, among all its due planes, the
+    /// victim the policy ranks highest (else the first due plane's).
+    pub global_order: bool,
 }
 
 impl Default for OnDemand {
@@ -234,6 +237,7 @@ impl Default for OnDemand {
             hot_horizon_ns: 1_000_000_000,
             window_ns: 100_000_000,
             ewma_weight: 0.2,
+            global_order: false,
         }
     }
 }

@@ -642,6 +642,8 @@ impl SimSsd {
             });
         }
         let enabled = self.ftl.used_share() >= self.cfg.gc.enable_at_full;
+        let global = !critical && self.cfg.gc.on_demand.global_order;
+        let mut best: Option<(f64, u32)> = None;
         for plane in self.planes_of(die) {
             let due = if critical {
                 self.ftl.free_blocks(plane) <= reserve
@@ -657,9 +659,15 @@ impl SimSsd {
             if !self.ftl.can_relocate(plane, self.ftl.valid(victim) as u32) {
                 continue;
             }
-            return Some(self.new_job(JobKind::Gc, victim, critical));
+            if !global {
+                return Some(self.new_job(JobKind::Gc, victim, critical));
+            }
+            let score = self.gc.score(&self.ftl, victim);
+            if best.is_none_or(|(s, _)| score > s) {
+                best = Some((score, victim));
+            }
         }
-        None
+        best.map(|(_, victim)| self.new_job(JobKind::Gc, victim, false))
     }
 
     fn background_gc_due(&mut self, plane: u32) -> bool {

@@ -18,6 +18,11 @@ pub trait GcPolicy: Send {
     /// Picks a victim among `ftl.candidates(plane)` (settled full blocks with
     /// at least one invalid page), or None when there is none.
     fn select_victim(&mut self, ftl: &Ftl, plane: u32, rng: &mut ChaCha8Rng) -> Option<u32>;
+    /// How much the policy wants `block` collected, to compare victims of
+    /// different planes (the global-order variant): fewer valid pages first.
+    fn score(&self, ftl: &Ftl, block: u32) -> f64 {
+        -(ftl.valid(block) as f64)
+    }
 }
 
 pub struct PolicyEntry {

@@ -48,6 +48,10 @@ impl GcPolicy for Prioritized {
         "prioritized"
     }
 
+    fn score(&self, ftl: &Ftl, block: u32) -> f64 {
+        self.prio(ftl, block)
+    }
+
     fn select_victim(&mut self, ftl: &Ftl, plane: u32, _rng: &mut ChaCha8Rng) -> Option<u32> {
         let key = |b: u32| (ftl.closed_ns(b), ftl.erase_count(b));
         ftl.candidates(plane)
