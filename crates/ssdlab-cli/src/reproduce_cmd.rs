@@ -242,8 +242,12 @@ invalidation-rate trigger, prioritized victims, block-blocking (docs/model.md).\
     let md = a.out.join("report.md");
     std::fs::write(&md, gc_study::markdown(&rows, &preamble))
         .map_err(|e| io(&md, e.to_string()))?;
+    let figs = gc_study::write_figures(&rows, &a.out).map_err(|e| io(&a.out, e.to_string()))?;
     println!("GC study: {} runs in {}", rows.len(), a.out.display());
     println!("  {}\n  {}", csv.display(), md.display());
+    for f in figs {
+        println!("  {}", f.display());
+    }
     Ok(())
 }
 

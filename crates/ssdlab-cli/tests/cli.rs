@@ -557,5 +557,7 @@ fn reproduce_gc_ondemand_writes_its_tables() {
     assert_eq!(csv.lines().count(), 19);
     let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(md.contains("BBGC / on-demand") && md.contains("synthetic stand-in"));
+    let svg = std::fs::read_to_string(dir.join("fig-avg-write.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("on-demand"));
     let _ = std::fs::remove_dir_all(&dir);
 }

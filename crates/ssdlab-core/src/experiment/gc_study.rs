@@ -221,6 +221,60 @@ fn run_one(
     })
 }
 
+/// One SVG figure per metric (profiles × schemes, log scale) in `dir`;
+/// returns the file names.
+pub fn write_figures(rows: &[GcRow], dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for (i, (title, f)) in metrics().iter().enumerate() {
+        let cats: Vec<&str> = PROFILES.iter().map(|p| p.name).collect();
+        let chart = super::bar_svg::BarChart {
+            title,
+            y_label: title,
+            categories: cats.iter().map(|c| format!("{c}*")).collect(),
+            series: SCHEMES.iter().map(|s| s.to_string()).collect(),
+            values: cats
+                .iter()
+                .map(|c| {
+                    SCHEMES
+                        .iter()
+                        .map(|s| {
+                            rows.iter()
+                                .find(|r| r.profile == *c && r.scheme == *s)
+                                .map_or(0.0, f)
+                        })
+                        .collect()
+                })
+                .collect(),
+        };
+        let path = dir.join(format!("fig-{}.svg", FIGURE_NAMES[i]));
+        std::fs::write(&path, chart.to_svg())?;
+        files.push(path);
+    }
+    Ok(files)
+}
+
+const FIGURE_NAMES: [&str; 7] = [
+    "avg-read",
+    "max-read",
+    "avg-write",
+    "max-write",
+    "p999-read",
+    "p999-write",
+    "waf",
+];
+
+fn metrics() -> [Metric; 7] {
+    [
+        ("Average read latency (ms)", |r| r.avg_read_ms),
+        ("Maximum read latency (ms)", |r| r.max_read_ms),
+        ("Average write latency (ms)", |r| r.avg_write_ms),
+        ("Maximum write latency (ms)", |r| r.max_write_ms),
+        ("p99.9 read latency (ms)", |r| r.p999_read_ms),
+        ("p99.9 write latency (ms)", |r| r.p999_write_ms),
+        ("Write amplification", |r| r.waf),
+    ]
+}
+
 /// A reported metric: its title and how to read it from a row.
 type Metric = (&'static str, fn(&GcRow) -> f64);
 
@@ -232,16 +286,7 @@ pub fn markdown(rows: &[GcRow], preamble: &str) -> String {
         "# On-demand GC with prioritized victims (Lee, Choi, Hong 2023), reproduced by ssdlab\n\n",
     );
     out.push_str(preamble);
-    let metrics: [Metric; 7] = [
-        ("Average read latency (ms)", |r| r.avg_read_ms),
-        ("Maximum read latency (ms)", |r| r.max_read_ms),
-        ("Average write latency (ms)", |r| r.avg_write_ms),
-        ("Maximum write latency (ms)", |r| r.max_write_ms),
-        ("p99.9 read latency (ms)", |r| r.p999_read_ms),
-        ("p99.9 write latency (ms)", |r| r.p999_write_ms),
-        ("Write amplification", |r| r.waf),
-    ];
-    for (title, f) in metrics {
+    for (title, f) in metrics() {
         let _ = writeln!(out, "\n## {title}\n\n| profile (synthetic stand-in) | PBGC | BBGC | on-demand | BBGC / on-demand |\n|---|---|---|---|---|");
         for p in PROFILES {
             let get = |s: &str| {

@@ -1,6 +1,7 @@
 //! Experiments built on the device: closed-loop load, the benchmark, the
 //! write-amplification validation.
 
+pub mod bar_svg;
 pub mod bench;
 pub mod closed_loop;
 pub mod fio_run;
