@@ -1,8 +1,6 @@
-use crate::run_cmd::{load_host, write_atomically, Progress};
+use crate::run_cmd::{execute_and_report, load_device, load_host, Outputs};
 use ssdlab_core::error::InputError;
 use ssdlab_core::experiment::fio_run::{self, RunSetup};
-use ssdlab_core::experiment::report;
-use ssdlab_core::ssd::config::SsdConfig;
 use ssdlab_core::workload::trace_replay::{ReplayOptions, TraceFeed};
 use ssdlab_fio::{IoEngine, JobFile, JobSpec, RwMode};
 use ssdlab_trace::{BlkparseAction, Format, ReadOptions, TimeUnit};
@@ -61,16 +59,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<(), InputError> {
-    let format: Format = a.format.parse().map_err(|_| {
-        InputError::invalid(
-            "--format",
-            format!(
-                "unknown '{}' (known: {})",
-                a.format,
-                Format::NAMES.join(", ")
-            ),
-        )
-    })?;
+    let format = crate::trace_cmd::parse_format(&a.format)?;
     if !(a.time_scale > 0.0 && a.time_scale.is_finite()) {
         return Err(InputError::invalid(
             "--time-scale",
@@ -87,12 +76,8 @@ pub fn run(a: Args) -> Result<(), InputError> {
         return Err(InputError::invalid("--qd", "must be at least 1"));
     }
     let loop_write = a.loop_write.as_deref().map(parse_size).transpose()?;
-    let mut device = SsdConfig::load(&a.device)?;
-    if let Some(scheme) = &a.gc {
-        ssdlab_core::experiment::gc_study::apply_scheme(&mut device, scheme)?;
-    }
     let setup = RunSetup {
-        device,
+        device: load_device(&a.device, a.gc.as_deref())?,
         host: load_host(a.host.as_deref())?,
         scheduler: a.scheduler.clone(),
         occupancy: a.occupancy / 100.0,
@@ -128,25 +113,12 @@ pub fn run(a: Args) -> Result<(), InputError> {
     .map_err(|e| InputError::invalid(a.trace.display().to_string(), e))?;
     let jobfile = replay_jobfile(&a, format);
     let prepared = fio_run::prepare_with_sources(&jobfile, &setup, vec![Some(Box::new(feed))])?;
-    let mut bar = Progress::new();
-    let mut tick = |f: f64| bar.update(f);
-    let result = prepared.execute(Some(&mut tick))?;
-    bar.finish();
-    let rep = report::build(&result, &jobfile, &setup);
-    let text = match a.output_format.as_str() {
-        "json" => rep.to_fio_json_string(),
-        _ => rep.to_normal_text(),
+    let out = Outputs {
+        format: &a.output_format,
+        output: a.output.as_deref(),
+        timeseries: a.timeseries.as_deref(),
     };
-    if let Some(path) = &a.timeseries {
-        write_atomically(path, &report::timeseries_csv(&result))?;
-    }
-    match &a.output {
-        Some(path) => write_atomically(path, &text),
-        None => {
-            print!("{text}");
-            Ok(())
-        }
-    }
+    execute_and_report(prepared, &jobfile, &setup, &out)
 }
 
 /// The replay as one fio-style job, for the report.

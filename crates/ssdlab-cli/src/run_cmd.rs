@@ -58,31 +58,60 @@ pub fn run(a: Args) -> Result<(), InputError> {
     };
     let jobfile = ssdlab_fio::parse_file_with(&a.jobfile, &ssdlab_fio::process_env, &opts)
         .map_err(fio_error)?;
-    let mut device = SsdConfig::load(&a.device)?;
-    if let Some(scheme) = &a.gc {
-        ssdlab_core::experiment::gc_study::apply_scheme(&mut device, scheme)?;
-    }
     let setup = RunSetup {
-        device,
+        device: load_device(&a.device, a.gc.as_deref())?,
         host: load_host(a.host.as_deref())?,
         scheduler: a.scheduler.clone(),
         occupancy: a.occupancy / 100.0,
         seed: a.seed,
         check: a.check,
     };
+    let prepared = fio_run::prepare(&jobfile, &setup)?;
+    let out = Outputs {
+        format: &a.output_format,
+        output: a.output.as_deref(),
+        timeseries: a.timeseries.as_deref(),
+    };
+    execute_and_report(prepared, &jobfile, &setup, &out)
+}
+
+/// A device preset with, optionally, a GC scheme of the GC study applied.
+pub fn load_device(name: &str, gc: Option<&str>) -> Result<SsdConfig, InputError> {
+    let mut device = SsdConfig::load(name)?;
+    if let Some(scheme) = gc {
+        ssdlab_core::experiment::gc_study::apply_scheme(&mut device, scheme)?;
+    }
+    Ok(device)
+}
+
+/// Where a run's report goes.
+pub struct Outputs<'a> {
+    pub format: &'a str,
+    pub output: Option<&'a Path>,
+    pub timeseries: Option<&'a Path>,
+}
+
+/// Runs a prepared run with a progress bar and writes its report (fio text
+/// or JSON, stdout or a file) and time series.
+pub fn execute_and_report(
+    prepared: fio_run::PreparedRun,
+    jobfile: &ssdlab_fio::JobFile,
+    setup: &RunSetup,
+    out: &Outputs,
+) -> Result<(), InputError> {
     let mut bar = Progress::new();
     let mut tick = |f: f64| bar.update(f);
-    let result = fio_run::run(&jobfile, &setup, Some(&mut tick))?;
+    let result = prepared.execute(Some(&mut tick))?;
     bar.finish();
-    let rep = report::build(&result, &jobfile, &setup);
-    let text = match a.output_format.as_str() {
+    let rep = report::build(&result, jobfile, setup);
+    let text = match out.format {
         "json" => rep.to_fio_json_string(),
         _ => rep.to_normal_text(),
     };
-    if let Some(path) = &a.timeseries {
+    if let Some(path) = out.timeseries {
         write_atomically(path, &report::timeseries_csv(&result))?;
     }
-    match &a.output {
+    match out.output {
         Some(path) => write_atomically(path, &text),
         None => {
             print!("{text}");

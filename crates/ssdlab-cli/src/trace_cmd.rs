@@ -50,6 +50,16 @@ struct SynthArgs {
     iops: Option<f64>,
 }
 
+/// A trace format name, or an error listing the known ones.
+pub fn parse_format(name: &str) -> Result<Format, InputError> {
+    name.parse().map_err(|_| {
+        InputError::invalid(
+            "--format",
+            format!("unknown '{name}' (known: {})", Format::NAMES.join(", ")),
+        )
+    })
+}
+
 pub fn run(a: Args) -> Result<(), InputError> {
     let What::Synth(a) = a.what;
     let names: Vec<&str> = PROFILES.iter().map(|p| p.name).collect();
@@ -65,16 +75,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
     tuned.overwrite_pct = a.overwrite_pct.unwrap_or(tuned.overwrite_pct);
     tuned.iops = a.iops.unwrap_or(tuned.iops);
     let p = &tuned;
-    let format: Format = a.format.parse().map_err(|_| {
-        InputError::invalid(
-            "--format",
-            format!(
-                "unknown '{}' (known: {})",
-                a.format,
-                Format::NAMES.join(", ")
-            ),
-        )
-    })?;
+    let format = crate::trace_cmd::parse_format(&a.format)?;
     if a.requests == 0 {
         return Err(InputError::invalid("--requests", "must be at least 1"));
     }
