@@ -102,6 +102,8 @@ pub struct Ftl {
     closed_ns: Vec<u64>,
     /// Pages programmed into each plane (host and relocated), cumulative.
     plane_programs: Vec<u64>,
+    /// Valid pages held by each plane.
+    plane_valid: Vec<u64>,
     /// Free blocks over all planes (native and SLC), for the SSD's fill level.
     total_free_blocks: u64,
     pub counters: FtlCounters,
@@ -156,6 +158,7 @@ impl Ftl {
             now: 0,
             closed_ns: vec![0; blocks],
             plane_programs: vec![0; layout.planes as usize],
+            plane_valid: vec![0; layout.planes as usize],
             total_free_blocks: blocks as u64,
             counters: FtlCounters::default(),
             integrity,
@@ -204,6 +207,11 @@ impl Ftl {
     #[inline]
     pub fn closed_ns(&self, block: u32) -> u64 {
         self.closed_ns[block as usize]
+    }
+
+    /// Valid pages a plane holds.
+    pub fn plane_valid(&self, plane: u32) -> u64 {
+        self.plane_valid[plane as usize]
     }
 
     /// Pages programmed into a plane so far (host and relocated).
@@ -420,6 +428,8 @@ impl Ftl {
         }
         let v = &mut self.valid[block as usize];
         *v = (*v as i32 + delta) as u16;
+        let pv = &mut self.plane_valid[self.layout.plane_of_block(block) as usize];
+        *pv = (*pv as i64 + delta as i64) as u64;
         if in_bucket {
             self.bucket_insert(block);
         }
@@ -479,6 +489,8 @@ impl Ftl {
             }
             moved += 1;
         }
+        // The moved pages were counted again at their destination (same plane).
+        self.plane_valid[plane as usize] -= moved as u64;
         self.valid[victim as usize] = 0;
         if slc {
             self.counters.fold_pages_moved += moved as u64;
@@ -626,6 +638,16 @@ impl Ftl {
                 ));
             }
             counted[b as usize] += 1;
+        }
+        let mut per_plane = vec![0u64; self.layout.planes as usize];
+        for (b, &n) in counted.iter().enumerate() {
+            per_plane[self.layout.plane_of_block(b as u32) as usize] += n as u64;
+        }
+        if per_plane != self.plane_valid {
+            return Err(format!(
+                "per-plane valid pages {:?} but counted {:?}",
+                self.plane_valid, per_plane
+            ));
         }
         for (b, &n) in counted.iter().enumerate() {
             if n != self.valid[b] {

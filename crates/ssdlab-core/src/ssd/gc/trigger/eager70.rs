@@ -34,9 +34,7 @@ impl GcTrigger for Eager70 {
     fn due(&mut self, c: &TriggerCtx) -> bool {
         let l = &c.ftl.layout;
         let plane_pages = (c.ftl.native_blocks_per_plane() * l.pages_per_block) as f64;
-        let valid: u64 = (0..=l.pages_per_block as u16)
-            .map(|v| c.ftl.bucket(c.plane, v).count() as u64 * v as u64)
-            .sum();
+        let valid = c.ftl.plane_valid(c.plane);
         if (valid as f64) <= USED_LINE * plane_pages {
             let used = 1.0 - c.ftl.free_pages(c.plane) as f64 / plane_pages;
             return used >= USED_LINE;
