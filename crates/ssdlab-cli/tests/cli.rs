@@ -561,3 +561,30 @@ fn reproduce_gc_ondemand_writes_its_tables() {
     assert!(svg.starts_with("<svg") && svg.contains("on-demand"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn nonsense_job_parameters_exit_2_naming_the_job() {
+    for (name, text, needle) in [
+        (
+            "huge-bs.fio",
+            "[j]\nrw=randread\nbs=64g\n",
+            "larger than the device",
+        ),
+        (
+            "odd-bs.fio",
+            "[j]\nrw=randread\nbs=1000\n",
+            "multiple of 512",
+        ),
+        ("no-size.fio", "[j]\nrw=randread\nsize=0\n", "region"),
+        ("zero-depth.fio", "[j]\nrw=randread\niodepth=0\n", "iodepth"),
+    ] {
+        let job = temp_preset(name, text);
+        let (code, stdout, stderr) = ssdlab(&["run", job.to_str().unwrap(), "--device", "seed004"]);
+        assert_eq!(code, 2, "{name}: {stderr}");
+        assert!(stdout.is_empty(), "{name}");
+        assert!(
+            stderr.contains(&job.display().to_string()) && stderr.contains(needle),
+            "{name}: {stderr}"
+        );
+    }
+}

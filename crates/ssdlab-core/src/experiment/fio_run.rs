@@ -214,6 +214,17 @@ fn build_jobs(
                 return Ok(FioJob::with_source(i as u32, spec.clone(), source, None, seed, &setup.host.costs));
             }
             let (_, len) = spec.region(bytes);
+            if spec.min_bs() > bytes {
+                return Err(InputError::At {
+                    file: spec.file.clone(),
+                    line: spec.line,
+                    field: format!("job '{}': bs", spec.name),
+                    message: format!(
+                        "block size {} is larger than the device ({bytes} bytes)",
+                        spec.min_bs()
+                    ),
+                });
+            }
             if len < spec.min_bs() {
                 return Err(InputError::At {
                     file: spec.file.clone(),
