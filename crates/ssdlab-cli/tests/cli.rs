@@ -588,3 +588,27 @@ fn nonsense_job_parameters_exit_2_naming_the_job() {
         );
     }
 }
+
+#[test]
+fn looping_a_trace_without_writes_ends() {
+    let mut text = String::new();
+    for i in 0..50u64 {
+        text.push_str(&format!("{} 0 {} 8 1\n", i * 1000, i * 8));
+    }
+    let trace = temp_preset("reads.mqsim", &text);
+    let (code, out, err) = ssdlab(&[
+        "replay",
+        trace.to_str().unwrap(),
+        "--format",
+        "mqsim",
+        "--device",
+        "seed004",
+        "--loop-write",
+        "1g",
+        "--output-format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["ssdlab"]["replay"]["counters"]["loops"], 0);
+}

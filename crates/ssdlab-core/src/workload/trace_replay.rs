@@ -44,6 +44,7 @@ pub struct TraceFeed {
     base_ns: Ns,
     last_ns: Ns,
     records_this_pass: u64,
+    written_this_pass: u64,
     pub counters: ReplayCounters,
     error: Option<String>,
 }
@@ -58,13 +59,15 @@ impl TraceFeed {
             base_ns: 0,
             last_ns: 0,
             records_this_pass: 0,
+            written_this_pass: 0,
             counters: ReplayCounters::default(),
             error: None,
         })
     }
 
+    /// Another pass only helps if the last one wrote something.
     fn wants_another_pass(&self) -> bool {
-        self.records_this_pass > 0
+        self.written_this_pass > 0
             && self
                 .opts
                 .loop_until_write_bytes
@@ -78,6 +81,7 @@ impl TraceFeed {
         // The next pass starts a microsecond after the last request.
         self.base_ns = self.last_ns + 1_000;
         self.records_this_pass = 0;
+        self.written_this_pass = 0;
         self.counters.loops += 1;
         Ok(())
     }
@@ -106,6 +110,7 @@ impl TraceFeed {
         };
         if dir == IoDir::Write {
             self.counters.written_bytes += len as u64;
+            self.written_this_pass += len as u64;
         }
         let unit = IoUnit { dir, offset, len };
         (unit, self.opts.open_loop.then_some(time))

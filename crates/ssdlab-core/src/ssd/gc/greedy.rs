@@ -1,5 +1,6 @@
-//! Greedy: the candidate with the fewest valid pages. O(pages per block) via
-//! the FTL's valid-count buckets. Ties: the block that reached that count last.
+//! Greedy: the candidate with the fewest valid pages, found through the
+//! FTL's valid-count buckets. Ties: the lowest erase count (gc-ondemand.md
+//! §3), then the block that reached that count last.
 
 use super::GcPolicy;
 use crate::ssd::ftl::Ftl;
@@ -13,6 +14,8 @@ impl GcPolicy for Greedy {
     }
 
     fn select_victim(&mut self, ftl: &Ftl, plane: u32, _rng: &mut ChaCha8Rng) -> Option<u32> {
-        ftl.candidates(plane).next()
+        let first = ftl.candidates(plane).next()?;
+        let v = ftl.valid(first);
+        ftl.bucket(plane, v).min_by_key(|&b| ftl.erase_count(b))
     }
 }

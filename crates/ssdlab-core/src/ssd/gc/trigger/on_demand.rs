@@ -2,12 +2,14 @@
 //! only when the plane cannot absorb the writes expected over a horizon:
 //!
 //!   need(p) = max(R_min, ⌈w_rate(p) · H⌉) pages
-//!   due  iff free_pages(p) < need(p)
-//!        and (some candidate has IR ≥ θ_IR or free blocks ≤ hard_min)
+//!   start iff free_pages(p) < need(p)
+//!         and (some candidate has IR ≥ θ_IR or free_pages(p) < hard_min)
 //!
+//! free_pages counts the space above the host reserve (the blocks the device
+//! keeps for GC destinations, below which GC runs as critical anyway).
 //! w_rate is an EWMA (weight `ewma_weight`) of the plane's page programs per
-//! second over windows of W. Each GC job collects one victim and the trigger
-//! is asked again, so collection stops as soon as the need is met.
+//! second over windows of W. Once started, the plane collects one victim per
+//! GC job until its deficit is covered (θ_IR decides only the start).
 
 use super::{GcTrigger, TriggerCtx, TriggerEntry};
 use crate::engine::Ns;
@@ -21,6 +23,7 @@ pub const ENTRY: TriggerEntry = TriggerEntry {
         Box::new(OnDemand {
             p: cfg.gc.on_demand.clone(),
             rate: vec![RateEwma::default(); planes],
+            collecting: vec![false; planes],
         })
     },
 };
@@ -28,6 +31,7 @@ pub const ENTRY: TriggerEntry = TriggerEntry {
 /// Page programs per second of one plane, over fixed windows.
 #[derive(Debug, Clone, Copy, Default)]
 struct RateEwma {
+    started: bool,
     window_start: Ns,
     programs_at_start: u64,
     per_s: f64,
@@ -36,6 +40,8 @@ struct RateEwma {
 pub struct OnDemand {
     p: Params,
     rate: Vec<RateEwma>,
+    /// Planes collecting until their deficit is covered.
+    collecting: Vec<bool>,
 }
 
 impl OnDemand {
@@ -44,9 +50,14 @@ impl OnDemand {
         let (w, a) = (self.p.window_ns, self.p.ewma_weight);
         let r = &mut self.rate[c.plane as usize];
         let programs = c.ftl.plane_programs(c.plane);
-        if c.now < r.window_start {
-            // Time restarted (a new run on a preconditioned device).
-            *r = RateEwma::default();
+        if !r.started || c.now < r.window_start {
+            // First look (or time restarted): programs so far are history.
+            *r = RateEwma {
+                started: true,
+                window_start: c.now,
+                programs_at_start: programs,
+                per_s: 0.0,
+            };
         }
         if c.now >= r.window_start + w {
             let windows = (c.now - r.window_start) / w;
@@ -71,15 +82,21 @@ impl GcTrigger for OnDemand {
         let rate = self.write_rate(c);
         let expected = (rate * self.p.horizon_ns as f64 / 1e9).ceil() as u64;
         let need = (self.p.r_min_blocks as u64 * ppb).max(expected);
-        if c.ftl.free_pages(c.plane) >= need {
+        let reserve = c.ftl.host_reserve_blocks as u64 * ppb;
+        let free = c.ftl.free_pages(c.plane).saturating_sub(reserve);
+        let collecting = &mut self.collecting[c.plane as usize];
+        if free >= need {
+            *collecting = false;
             return false;
         }
-        if c.ftl.free_blocks(c.plane) <= self.p.hard_min_blocks {
+        if *collecting || free < self.p.hard_min_blocks as u64 * ppb {
+            *collecting = true;
             return true;
         }
         // A candidate at least θ_IR invalid: the fullest-invalid block is the
         // first of the valid-count buckets.
         let max_valid = ((1.0 - self.p.theta_ir) * ppb as f64).floor() as u16;
-        (0..=max_valid).any(|v| c.ftl.bucket(c.plane, v).next().is_some())
+        *collecting = (0..=max_valid).any(|v| c.ftl.bucket(c.plane, v).next().is_some());
+        *collecting
     }
 }
