@@ -1,9 +1,8 @@
-use crate::run_cmd::{execute_and_report, load_device, load_host, Outputs};
+use crate::run_cmd::{execute_and_report, SimArgs};
 use ssdlab_core::error::InputError;
-use ssdlab_core::experiment::fio_run::{self, RunSetup};
-use ssdlab_core::workload::trace_replay::{ReplayOptions, TraceFeed};
-use ssdlab_fio::{IoEngine, JobFile, JobSpec, RwMode};
-use ssdlab_trace::{BlkparseAction, Format, ReadOptions, TimeUnit};
+use ssdlab_core::experiment::fio_run;
+use ssdlab_core::workload::trace_replay::{replay_jobfile, ReplayOptions, TraceFeed};
+use ssdlab_trace::{BlkparseAction, ReadOptions, TimeUnit};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -13,19 +12,8 @@ pub struct Args {
     /// blkparse, msr, spc, mqsim or fio-iolog.
     #[arg(long)]
     format: String,
-    #[arg(long, default_value = "consumer-tlc-250g")]
-    device: String,
-    #[arg(long, default_value = "none")]
-    scheduler: String,
-    /// GC scheme applied to the device: pbgc, bbgc or on-demand (default:
-    /// the preset's own GC settings).
-    #[arg(long)]
-    gc: Option<String>,
-    /// Percent of the logical space holding data before the replay.
-    #[arg(long, default_value_t = 0.0)]
-    occupancy: f64,
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    #[command(flatten)]
+    sim: SimArgs,
     /// Divide the recorded inter-arrival times by this (2 = twice as fast).
     #[arg(long, default_value_t = 1.0)]
     time_scale: f64,
@@ -48,14 +36,6 @@ pub struct Args {
     /// Unit of fio iolog v3 timestamps (fio itself writes µs).
     #[arg(long, default_value = "us", value_parser = ["ns", "us", "ms", "s"])]
     fio_time_unit: String,
-    #[arg(long, default_value = "normal", value_parser = ["normal", "json"])]
-    output_format: String,
-    #[arg(long)]
-    output: Option<PathBuf>,
-    #[arg(long)]
-    timeseries: Option<PathBuf>,
-    #[arg(long)]
-    host: Option<PathBuf>,
 }
 
 pub fn run(a: Args) -> Result<(), InputError> {
@@ -66,24 +46,15 @@ pub fn run(a: Args) -> Result<(), InputError> {
             format!("{} must be a positive number", a.time_scale),
         ));
     }
-    if !(0.0..=100.0).contains(&a.occupancy) {
-        return Err(InputError::invalid(
-            "--occupancy",
-            format!("{} is outside [0, 100]", a.occupancy),
-        ));
-    }
     if a.qd == Some(0) {
         return Err(InputError::invalid("--qd", "must be at least 1"));
     }
-    let loop_write = a.loop_write.as_deref().map(parse_size).transpose()?;
-    let setup = RunSetup {
-        device: load_device(&a.device, a.gc.as_deref())?,
-        host: load_host(a.host.as_deref())?,
-        scheduler: a.scheduler.clone(),
-        occupancy: a.occupancy / 100.0,
-        seed: a.seed,
-        check: false,
-    };
+    let loop_write = a
+        .loop_write
+        .as_deref()
+        .map(|s| ssdlab_fio::parse_size(s).map_err(|m| InputError::invalid("--loop-write", m)))
+        .transpose()?;
+    let setup = a.sim.setup(false)?;
     let layout = ssdlab_core::ssd::layout::Layout::new(&setup.device);
     let read = ReadOptions {
         skip_bad_lines: a.skip_bad_lines,
@@ -111,69 +82,11 @@ pub fn run(a: Args) -> Result<(), InputError> {
         device_bytes: layout.capacity_bytes(),
     })
     .map_err(|e| InputError::invalid(a.trace.display().to_string(), e))?;
-    let jobfile = replay_jobfile(&a, format);
-    let prepared = fio_run::prepare_with_sources(&jobfile, &setup, vec![Some(Box::new(feed))])?;
-    let out = Outputs {
-        format: &a.output_format,
-        output: a.output.as_deref(),
-        timeseries: a.timeseries.as_deref(),
-    };
-    execute_and_report(prepared, &jobfile, &setup, &out)
-}
-
-/// The replay as one fio-style job, for the report.
-fn replay_jobfile(a: &Args, format: Format) -> JobFile {
     let name = a
         .trace
         .file_stem()
         .map_or("replay".into(), |s| s.to_string_lossy().into_owned());
-    let mut spec = JobSpec::with_defaults(&name, &a.trace.display().to_string(), 0);
-    spec.ioengine = IoEngine::Libaio;
-    spec.direct = true;
-    spec.rw = RwMode::RandRW;
-    // Open loop: the trace's own times decide; the depth only needs to be
-    // out of the way (the block layer's tags still apply).
-    spec.iodepth = a.qd.unwrap_or(1 << 20);
-    spec.options = vec![
-        ("filename".into(), a.trace.display().to_string()),
-        ("rw".into(), "randrw".into()),
-        ("ioengine".into(), "libaio".into()),
-        ("iodepth".into(), spec.iodepth.to_string()),
-        ("bs".into(), "trace".into()),
-        ("numjobs".into(), "1".into()),
-        ("trace_format".into(), format.name().into()),
-    ];
-    JobFile {
-        global_options: Vec::new(),
-        jobs: vec![spec],
-        ignored: Vec::new(),
-    }
-}
-
-fn parse_size(s: &str) -> Result<u64, InputError> {
-    let t = s.trim().to_ascii_lowercase();
-    let (num, mult) = match t.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
-        Some((i, _)) => {
-            let m = match &t[i..] {
-                "k" | "kb" | "kib" => 1u64 << 10,
-                "m" | "mb" | "mib" => 1 << 20,
-                "g" | "gb" | "gib" => 1 << 30,
-                "t" | "tb" | "tib" => 1 << 40,
-                _ => {
-                    return Err(InputError::invalid(
-                        "--loop-write",
-                        format!("unknown size suffix in '{s}'"),
-                    ))
-                }
-            };
-            (&t[..i], m)
-        }
-        None => (t.as_str(), 1),
-    };
-    let n: u64 = num
-        .trim()
-        .parse()
-        .map_err(|_| InputError::invalid("--loop-write", format!("'{s}' is not a size")))?;
-    n.checked_mul(mult)
-        .ok_or_else(|| InputError::invalid("--loop-write", format!("'{s}' is too large")))
+    let jobfile = replay_jobfile(&name, &a.trace.display().to_string(), format.name(), a.qd);
+    let prepared = fio_run::prepare_with_sources(&jobfile, &setup, vec![Some(Box::new(feed))])?;
+    execute_and_report(prepared, &jobfile, &setup, &a.sim.outputs())
 }

@@ -11,6 +11,20 @@ use std::time::{Duration, Instant};
 pub struct Args {
     /// fio job file.
     jobfile: PathBuf,
+    #[command(flatten)]
+    sim: SimArgs,
+    /// Skip job-file options ssdlab does not know instead of failing.
+    #[arg(long)]
+    ignore_unknown: bool,
+    /// Run with the device's invariant and data-integrity checker (slow).
+    #[arg(long)]
+    check: bool,
+}
+
+/// What `run` and `replay` share: the device, host and scheduler, and where
+/// the report goes.
+#[derive(clap::Args)]
+pub struct SimArgs {
     /// Device preset name or TOML file.
     #[arg(long, default_value = "consumer-tlc-250g")]
     device: String,
@@ -26,6 +40,9 @@ pub struct Args {
     occupancy: f64,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Host block-layer settings (TOML with the keys of docs/model.md, "Host path").
+    #[arg(long)]
+    host: Option<PathBuf>,
     /// normal (fio-like text) or json (fio-compatible).
     #[arg(long, default_value = "normal", value_parser = ["normal", "json"])]
     output_format: String,
@@ -35,44 +52,45 @@ pub struct Args {
     /// Write per-second bandwidth and IOPS per job and direction as CSV.
     #[arg(long)]
     timeseries: Option<PathBuf>,
-    /// Host block-layer settings (TOML with the keys of docs/model.md, "Host path").
-    #[arg(long)]
-    host: Option<PathBuf>,
-    /// Skip job-file options ssdlab does not know instead of failing.
-    #[arg(long)]
-    ignore_unknown: bool,
-    /// Run with the device's invariant and data-integrity checker (slow).
-    #[arg(long)]
-    check: bool,
+}
+
+impl SimArgs {
+    /// The validated run set-up.
+    pub fn setup(&self, check: bool) -> Result<RunSetup, InputError> {
+        if !(0.0..=100.0).contains(&self.occupancy) {
+            return Err(InputError::invalid(
+                "--occupancy",
+                format!("{} is outside [0, 100]", self.occupancy),
+            ));
+        }
+        Ok(RunSetup {
+            device: load_device(&self.device, self.gc.as_deref())?,
+            host: load_host(self.host.as_deref())?,
+            scheduler: self.scheduler.clone(),
+            occupancy: self.occupancy / 100.0,
+            seed: self.seed,
+            check,
+        })
+    }
+
+    pub fn outputs(&self) -> Outputs<'_> {
+        Outputs {
+            format: &self.output_format,
+            output: self.output.as_deref(),
+            timeseries: self.timeseries.as_deref(),
+        }
+    }
 }
 
 pub fn run(a: Args) -> Result<(), InputError> {
-    if !(0.0..=100.0).contains(&a.occupancy) {
-        return Err(InputError::invalid(
-            "--occupancy",
-            format!("{} is outside [0, 100]", a.occupancy),
-        ));
-    }
+    let setup = a.sim.setup(a.check)?;
     let opts = ssdlab_fio::ParseOptions {
         ignore_unknown: a.ignore_unknown,
     };
     let jobfile = ssdlab_fio::parse_file_with(&a.jobfile, &ssdlab_fio::process_env, &opts)
         .map_err(fio_error)?;
-    let setup = RunSetup {
-        device: load_device(&a.device, a.gc.as_deref())?,
-        host: load_host(a.host.as_deref())?,
-        scheduler: a.scheduler.clone(),
-        occupancy: a.occupancy / 100.0,
-        seed: a.seed,
-        check: a.check,
-    };
     let prepared = fio_run::prepare(&jobfile, &setup)?;
-    let out = Outputs {
-        format: &a.output_format,
-        output: a.output.as_deref(),
-        timeseries: a.timeseries.as_deref(),
-    };
-    execute_and_report(prepared, &jobfile, &setup, &out)
+    execute_and_report(prepared, &jobfile, &setup, &a.sim.outputs())
 }
 
 /// A device preset with, optionally, a GC scheme of the GC study applied.

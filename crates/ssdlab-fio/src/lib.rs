@@ -55,6 +55,12 @@ pub struct ParseOptions {
     pub ignore_unknown: bool,
 }
 
+/// A size with fio's suffixes (k/m/g/t/p, powers of two; KiB/KB forms), for
+/// other front ends that take sizes the way job files do.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    values::parse_size(s, 1024).map_err(|e| e.msg)
+}
+
 /// An environment lookup backed by the process environment.
 pub fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok()

@@ -13,10 +13,9 @@ use crate::error::InputError;
 use crate::host::HostConfig;
 use crate::ssd::config::{GcExecution, SsdConfig};
 use crate::ssd::layout::Layout;
-use crate::workload::trace_replay::{ReplayOptions, TraceFeed};
+use crate::workload::trace_replay::{replay_jobfile, ReplayOptions, TraceFeed};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use ssdlab_fio::{IoEngine, JobFile, JobSpec, RwMode};
 use ssdlab_trace::{write_trace, Format, ReadOptions, SynthOptions, PROFILES};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -177,16 +176,12 @@ fn run_one(
         device_bytes: logical,
     })
     .map_err(|e| InputError::invalid(trace.display().to_string(), e))?;
-    let mut spec = JobSpec::with_defaults(profile, &trace.display().to_string(), 0);
-    spec.ioengine = IoEngine::Libaio;
-    spec.direct = true;
-    spec.rw = RwMode::RandRW;
-    spec.iodepth = 1 << 20;
-    let jobfile = JobFile {
-        global_options: Vec::new(),
-        jobs: vec![spec],
-        ignored: Vec::new(),
-    };
+    let jobfile = replay_jobfile(
+        profile,
+        &trace.display().to_string(),
+        Format::Mqsim.name(),
+        None,
+    );
     let res = fio_run::prepare_with_sources(&jobfile, &setup, vec![Some(Box::new(feed))])?
         .execute(None)?;
     let r = &res.stats[0].report;

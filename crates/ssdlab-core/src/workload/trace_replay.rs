@@ -6,6 +6,7 @@
 use super::fio_job::IoSource;
 use crate::engine::Ns;
 use ssdlab_fio::generator::{IoDir, IoUnit};
+use ssdlab_fio::{IoEngine, JobFile, JobSpec, RwMode};
 use ssdlab_trace::{Format, ReadOptions, TraceOp, TraceReader, TraceRecord};
 use std::fs::File;
 use std::io::BufReader;
@@ -158,5 +159,31 @@ impl IoSource for TraceFeed {
             "open_loop": self.opts.open_loop,
             "counters": c,
         }))
+    }
+}
+
+/// A replay as one fio-style job named `name`, for the run and its report:
+/// direct async I/O keeping at most `qd` requests outstanding (closed loop),
+/// or with the depth out of the way (open loop: the trace's times decide,
+/// the block layer's tags still apply).
+pub fn replay_jobfile(name: &str, trace: &str, format: &str, qd: Option<u32>) -> JobFile {
+    let mut spec = JobSpec::with_defaults(name, trace, 0);
+    spec.ioengine = IoEngine::Libaio;
+    spec.direct = true;
+    spec.rw = RwMode::RandRW;
+    spec.iodepth = qd.unwrap_or(1 << 20);
+    spec.options = vec![
+        ("filename".into(), trace.into()),
+        ("rw".into(), "randrw".into()),
+        ("ioengine".into(), "libaio".into()),
+        ("iodepth".into(), spec.iodepth.to_string()),
+        ("bs".into(), "trace".into()),
+        ("numjobs".into(), "1".into()),
+        ("trace_format".into(), format.into()),
+    ];
+    JobFile {
+        global_options: Vec::new(),
+        jobs: vec![spec],
+        ignored: Vec::new(),
     }
 }
