@@ -111,14 +111,32 @@ pub fn run(a: Args) -> Result<(), InputError> {
     }
 }
 
-fn progress_bar(what: &str) -> Option<indicatif::ProgressBar> {
-    std::io::stderr().is_terminal().then(|| {
+/// A "points done" bar on stderr, only on a terminal.
+struct PointsBar(Option<indicatif::ProgressBar>);
+
+impl PointsBar {
+    fn tick(&self, done: usize, total: usize) {
+        if let Some(b) = &self.0 {
+            b.set_length(total as u64);
+            b.set_position(done as u64);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(b) = &self.0 {
+            b.finish_and_clear();
+        }
+    }
+}
+
+fn progress_bar(what: &str) -> PointsBar {
+    PointsBar(std::io::stderr().is_terminal().then(|| {
         let b = indicatif::ProgressBar::new(1);
         let template =
             format!("{what} [{{bar:40}}] {{pos}}/{{len}} points ({{elapsed}}, eta {{eta}})");
         b.set_style(indicatif::ProgressStyle::with_template(&template).expect("valid template"));
         b
-    })
+    }))
 }
 
 fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
@@ -140,16 +158,9 @@ fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
         host: &host,
     };
     let bar = progress_bar("K2 vs Linux");
-    let progress = |done: usize, total: usize| {
-        if let Some(b) = &bar {
-            b.set_length(total as u64);
-            b.set_position(done as u64);
-        }
-    };
+    let progress = |done: usize, total: usize| bar.tick(done, total);
     let (rows, computed) = rtss::run(&env, runtime, &progress)?;
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
+    bar.finish();
     let io = |p: &std::path::Path, e: String| InputError::invalid(p.display().to_string(), e);
     let csv = a.out.join("results.csv");
     write_rows_csv(&rows, &csv).map_err(|e| io(&csv, e.to_string()))?;
@@ -218,16 +229,9 @@ fn run_gc(a: GcArgs) -> Result<(), InputError> {
         write_volume: a.write_volume,
     };
     let bar = progress_bar("GC study");
-    let progress = |done: usize, total: usize| {
-        if let Some(b) = &bar {
-            b.set_length(total as u64);
-            b.set_position(done as u64);
-        }
-    };
+    let progress = |done: usize, total: usize| bar.tick(done, total);
     let rows = gc_study::run(&opts, &progress)?;
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
+    bar.finish();
     let io = |p: &std::path::Path, e: String| InputError::invalid(p.display().to_string(), e);
     let csv = a.out.join("results.csv");
     write_rows_csv(&rows, &csv).map_err(|e| io(&csv, e.to_string()))?;
@@ -285,26 +289,10 @@ fn run_k2(a: K2Args) -> Result<(), InputError> {
         ops: a.ops,
         occupancies: a.occupancies,
     };
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let b = indicatif::ProgressBar::new(1);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "K2 study [{bar:40}] {pos}/{len} points ({elapsed}, eta {eta})",
-            )
-            .expect("valid template"),
-        );
-        b
-    });
-    let progress = |done: usize, total: usize| {
-        if let Some(b) = &bar {
-            b.set_length(total as u64);
-            b.set_position(done as u64);
-        }
-    };
+    let bar = progress_bar("K2 study");
+    let progress = |done: usize, total: usize| bar.tick(done, total);
     let out = reproduce(&opts, &progress)?;
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
+    bar.finish();
     println!(
         "K2 study: {} points ({} repetitions computed, {} from the cache) in {}",
         out.rows.len(),
