@@ -2,7 +2,6 @@ use ssdlab_core::error::InputError;
 use ssdlab_core::experiment::k2_study::grid::Plan;
 use ssdlab_core::experiment::k2_study::reproduce;
 use ssdlab_core::experiment::k2_study::runner::StudyOptions;
-use ssdlab_core::host::HostConfig;
 use ssdlab_core::ssd::config::SsdConfig;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -149,7 +148,7 @@ fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
         return Err(InputError::invalid("--runtime", "must be at least 1"));
     }
     let device = SsdConfig::load(&a.device)?;
-    let host = HostConfig::default();
+    let host = device.default_host();
     let env = RunEnv {
         out: &a.out,
         threads: a.jobs,
@@ -279,13 +278,14 @@ fn run_k2(a: K2Args) -> Result<(), InputError> {
             return Err(InputError::invalid(name, "must be at least 1"));
         }
     }
+    let device = SsdConfig::load(&a.device)?;
     let opts = StudyOptions {
         plan,
         out: a.out.clone(),
         threads: a.jobs,
         seed: a.seed,
-        device: SsdConfig::load(&a.device)?,
-        host: HostConfig::default(),
+        host: device.default_host(),
+        device,
         ops: a.ops,
         occupancies: a.occupancies,
     };

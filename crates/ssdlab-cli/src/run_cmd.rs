@@ -63,9 +63,10 @@ impl SimArgs {
                 format!("{} is outside [0, 100]", self.occupancy),
             ));
         }
+        let device = load_device(&self.device, self.gc.as_deref())?;
         Ok(RunSetup {
-            device: load_device(&self.device, self.gc.as_deref())?,
-            host: load_host(self.host.as_deref())?,
+            host: load_host(self.host.as_deref(), &device)?,
+            device,
             scheduler: self.scheduler.clone(),
             occupancy: self.occupancy / 100.0,
             seed: self.seed,
@@ -150,9 +151,10 @@ fn fio_error(e: ssdlab_fio::FioError) -> InputError {
     }
 }
 
-pub fn load_host(path: Option<&Path>) -> Result<HostConfig, InputError> {
+/// The host settings of `--host`, or else the device preset's own.
+pub fn load_host(path: Option<&Path>, device: &SsdConfig) -> Result<HostConfig, InputError> {
     let Some(path) = path else {
-        return Ok(HostConfig::default());
+        return Ok(device.default_host());
     };
     let file = path.display().to_string();
     let text =

@@ -6,7 +6,6 @@ use super::fio_run::{self, RunSetup};
 use super::peak_rss_mb;
 use crate::engine::EventQueue;
 use crate::error::InputError;
-use crate::host::HostConfig;
 use crate::ssd::config::SsdConfig;
 use crate::ssd::device::{DeviceCounters, IoOp, SimSsd};
 use crate::ssd::ftl::FtlCounters;
@@ -143,9 +142,10 @@ fn fio_figure(secs: u64, seed: u64) -> Result<(FioFigures, f64), InputError> {
         .replace("runtime=100s", &format!("runtime={secs}s"));
     let jobfile = ssdlab_fio::parse_str(&text, "examples/k2/randread.fio", &|_| None)
         .map_err(|e| InputError::invalid("examples/k2/randread.fio", e.to_string()))?;
+    let device = SsdConfig::load("consumer-tlc-250g")?;
     let setup = RunSetup {
-        device: SsdConfig::load("consumer-tlc-250g")?,
-        host: HostConfig::default(),
+        host: device.default_host(),
+        device,
         scheduler: "none".into(),
         occupancy: 0.5,
         seed,

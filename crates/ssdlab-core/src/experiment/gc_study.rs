@@ -10,7 +10,6 @@
 
 use super::fio_run::{self, RunSetup};
 use crate::error::InputError;
-use crate::host::HostConfig;
 use crate::ssd::config::{GcExecution, SsdConfig};
 use crate::ssd::layout::Layout;
 use crate::workload::trace_replay::{replay_jobfile, ReplayOptions, TraceFeed};
@@ -160,8 +159,8 @@ fn run_one(
     let device = scheme_device(scheme);
     let setup = RunSetup {
         occupancy: 0.60 * (1.0 - device.ftl.over_provisioning).recip(),
+        host: device.default_host(),
         device,
-        host: HostConfig::default(),
         scheduler: "none".into(),
         seed: opts.seed,
         check: false,

@@ -23,6 +23,17 @@ pub struct SsdConfig {
     pub ftl: Ftl,
     #[serde(default)]
     pub gc: Gc,
+    /// The host block layer the preset was calibrated with (docs/model.md,
+    /// "Host path"); runs use it unless given `--host`.
+    #[serde(default)]
+    pub host: Option<crate::host::HostConfig>,
+}
+
+impl SsdConfig {
+    /// The host settings to run this device with when none are given.
+    pub fn default_host(&self) -> crate::host::HostConfig {
+        self.host.clone().unwrap_or_default()
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -38,7 +49,14 @@ pub struct Geometry {
     pub pages_per_block: Option<u32>,
     #[serde(default)]
     pub block_size: Option<u64>,
+    /// The mapping unit in bytes: the FTL maps, buffers and transfers pages
+    /// of this size.
     pub page_size: u32,
+    /// The flash page in bytes (default: `page_size`): one array read senses
+    /// a whole flash page into the plane's page register, and one program
+    /// writes whole flash pages. A multiple of `page_size`.
+    #[serde(default)]
+    pub flash_page_size: Option<u32>,
 }
 
 impl Geometry {
@@ -50,15 +68,35 @@ impl Geometry {
             (None, None) => 0,
         }
     }
+
+    /// Mapping units (pages) per flash page.
+    pub fn units_per_flash_page(&self) -> u32 {
+        self.flash_page_size.unwrap_or(self.page_size) / self.page_size.max(1)
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Timing {
-    /// Array read of one page (tR).
+    /// Array read of one flash page (tR).
     pub read_ns: u64,
-    /// Array program of one page (tPROG).
+    /// tR by page type of a native-mode block (LSB, CSB, MSB for TLC): flash
+    /// page `i` of a block has type `i % len`. Replaces `read_ns` for native
+    /// blocks when given.
+    #[serde(default)]
+    pub read_ns_by_page_type: Option<Vec<u64>>,
+    /// Array program of one program operation (tPROG): `one_shot_pages`
+    /// flash pages of a plane.
     pub program_ns: u64,
+    /// Flash pages a native-mode program writes at once (TLC one-shot
+    /// programming: 3). SLC-mode blocks program one flash page.
+    #[serde(default = "one")]
+    pub one_shot_pages: u32,
+    /// Each array read and program takes its nominal time × a factor drawn
+    /// uniformly from [1 − spread, 1 + spread] (program-loop and read-retry
+    /// variation; 0 = fixed times).
+    #[serde(default)]
+    pub spread: f64,
     /// Block erase (tBERS).
     pub erase_ns: u64,
     /// Channel transfer rate in mega-transfers per second.
@@ -85,6 +123,10 @@ pub struct Suspend {
     pub suspend_ns: u64,
     /// Time to resume it after the read.
     pub resume_ns: u64,
+}
+
+fn one() -> u32 {
+    1
 }
 
 fn default_flash_command_ns() -> u64 {
@@ -127,12 +169,18 @@ pub struct Buffer {
     /// DRAM write-buffer capacity in bytes; 0 disables buffering (writes
     /// complete when programmed).
     pub capacity_bytes: u64,
+    /// How long a buffered page may wait for a full program's worth of
+    /// pages on its plane before a partial program starts (0: flush eagerly,
+    /// whatever is there).
+    #[serde(default)]
+    pub gather_ns: u64,
 }
 
 impl Default for Buffer {
     fn default() -> Self {
         Buffer {
             capacity_bytes: 256 << 20,
+            gather_ns: 0,
         }
     }
 }
@@ -157,6 +205,9 @@ pub struct Ftl {
     pub over_provisioning: f64,
     /// Page-allocation policy name (`static`, `dynamic`).
     pub allocation: String,
+    /// Persisting the mapping table: off when absent.
+    #[serde(default)]
+    pub map_journal: Option<MapJournal>,
 }
 
 impl Default for Ftl {
@@ -164,8 +215,22 @@ impl Default for Ftl {
         Ftl {
             over_provisioning: 0.07,
             allocation: "static".into(),
+            map_journal: None,
         }
     }
+}
+
+/// The FTL keeps the mapping-table pages its host writes dirty in a DRAM
+/// cache of `dirty_pages` table pages and writes the oldest back to flash
+/// when a new one does not fit (docs/model.md, "Mapping-table persistence").
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MapJournal {
+    /// Logical pages one mapping-table page covers (4 KiB of 4-byte entries:
+    /// 1024).
+    pub entries_per_page: u32,
+    /// Dirty table pages the cache holds before writing one back.
+    pub dirty_pages: u32,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -395,6 +460,55 @@ impl SsdConfig {
             }
             _ => {}
         }
+        if let Some(f) = g.flash_page_size {
+            if f < g.page_size || f % g.page_size != 0 || f / g.page_size > 64 {
+                return err(
+                    "geometry.flash_page_size",
+                    format!(
+                        "must be 1 to 64 mapping pages of {} bytes (got {f})",
+                        g.page_size
+                    ),
+                );
+            }
+            let unit = g.units_per_flash_page() * self.timing.one_shot_pages.max(1);
+            if !g.pages_per_block().is_multiple_of(unit) {
+                return err(
+                    "geometry.pages_per_block",
+                    format!("must be a whole number of programs ({unit} pages each)"),
+                );
+            }
+        }
+        let spread = self.timing.spread;
+        if !(0.0..1.0).contains(&spread) {
+            return err("timing.spread", format!("{spread} must be in [0, 1)"));
+        }
+        if self.timing.one_shot_pages == 0 || self.timing.one_shot_pages > 4 {
+            return err("timing.one_shot_pages", "must be in [1, 4]".into());
+        }
+        if let Some(types) = &self.timing.read_ns_by_page_type {
+            if types.is_empty() || types.len() > 4 || types.contains(&0) {
+                return err(
+                    "timing.read_ns_by_page_type",
+                    "give 1 to 4 read times, each greater than zero".into(),
+                );
+            }
+        }
+        if let Some(host) = &self.host {
+            if let Err(e) = host.validate() {
+                return match e {
+                    InputError::Invalid { context, message } => Err((context, message)),
+                    other => Err(("host".into(), other.to_string())),
+                };
+            }
+        }
+        if let Some(j) = &self.ftl.map_journal {
+            if j.entries_per_page == 0 || j.dirty_pages == 0 {
+                return err(
+                    "ftl.map_journal",
+                    "entries_per_page and dirty_pages must be greater than zero".into(),
+                );
+            }
+        }
         if g.pages_per_block() > u16::MAX as u32 {
             return err(
                 "geometry.pages_per_block",
@@ -525,10 +639,11 @@ impl SsdConfig {
                     ),
                 );
             }
-            if g.pages_per_block() / slc.bits_per_cell == 0 {
+            let slc_pages = g.pages_per_block() / slc.bits_per_cell;
+            if slc_pages == 0 || !slc_pages.is_multiple_of(g.units_per_flash_page()) {
                 return err(
                     "slc_cache.bits_per_cell",
-                    "leaves no page in an SLC-mode block".into(),
+                    "leaves no page, or a partial flash page, in an SLC-mode block".into(),
                 );
             }
             for (k, v) in [

@@ -18,7 +18,7 @@ use super::gc::trigger::{make_trigger, GcTrigger, TriggerCtx};
 use super::gc::{make_policy, GcPolicy};
 use super::layout::Layout;
 use crate::engine::{Ns, Timers};
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
 
@@ -67,6 +67,8 @@ pub enum DevEvent {
     DieDone { die: u32, gen: u32 },
     /// A command's completion is posted to the host.
     CmdComplete(u32),
+    /// Buffered pages have waited `buffer.gather_ns`: partial programs may go.
+    GatherDue,
 }
 
 /// Device counters for reports.
@@ -77,8 +79,13 @@ pub struct DeviceCounters {
     pub write_pages: u64,
     pub buffer_read_hits: u64,
     pub unmapped_reads: u64,
+    /// Array reads (one per plane sensed).
     pub flash_reads: u64,
+    /// Pages read from a flash page already in the plane's page register.
+    pub register_hits: u64,
     pub flash_programs: u64,
+    /// Mapping-table pages written back (ftl.map_journal).
+    pub map_pages_written: u64,
     pub write_stalls: u64,
     pub gc_preemptions: u64,
     pub suspends: u64,
@@ -110,15 +117,24 @@ struct Job {
     started: Ns,
 }
 
-/// One page program in flight: (lpa, ppa, version).
+/// One page program in flight: (lpa, ppa, version); lpa `META` is a
+/// mapping-table page.
 type ProgramItem = (u32, u32, u32);
+
+/// The flush-queue entry of a mapping-table page.
+const META: u32 = u32::MAX - 1;
+
+/// A page waiting to be flushed and when it was queued.
+type Flush = (u32, Ns);
 
 #[derive(Debug, Clone)]
 enum DieOp {
     Idle,
-    /// Array read of these pages in progress.
+    /// Array read of these pages in progress; `sensed` holds (plane, flash
+    /// page) for each plane whose array is read.
     Read {
         txs: Vec<ReadTx>,
+        sensed: Vec<(u32, u32)>,
     },
     /// Read data leaving the chip over the channel.
     ReadOut,
@@ -169,9 +185,17 @@ pub struct SimSsd {
     channel_busy: Vec<Ns>,
     allocation: Box<dyn AllocationPolicy>,
     /// Pages waiting to be flushed to their home plane.
-    plane_flushes: Vec<VecDeque<u32>>,
+    plane_flushes: Vec<VecDeque<Flush>>,
     /// Pages waiting to be flushed to any plane.
-    shared_flushes: VecDeque<u32>,
+    shared_flushes: VecDeque<Flush>,
+    /// A `GatherDue` event is pending.
+    gather_armed: bool,
+    /// The flash page in each plane's page register (NONE after a program or
+    /// erase).
+    plane_register: Vec<u32>,
+    /// Dirty mapping-table pages in DRAM, and their order of first dirtying.
+    map_dirty: rustc_hash::FxHashSet<u32>,
+    map_dirty_order: VecDeque<u32>,
     sqs: Vec<VecDeque<IoCommand>>,
     rr: usize,
     outstanding: u32,
@@ -233,6 +257,10 @@ impl SimSsd {
                 .expect("validated allocation name"),
             plane_flushes: vec![VecDeque::new(); layout.planes as usize],
             shared_flushes: VecDeque::new(),
+            gather_armed: false,
+            plane_register: vec![NONE; layout.planes as usize],
+            map_dirty: Default::default(),
+            map_dirty_order: VecDeque::new(),
             sqs: vec![VecDeque::new(); cfg.controller.submission_queues as usize],
             rr: 0,
             outstanding: 0,
@@ -285,6 +313,7 @@ impl SimSsd {
         self.outstanding == 0
             && self.sqs.iter().all(|q| q.is_empty())
             && self.buffer.is_empty()
+            && !self.shared_flushes.iter().any(|&(lpa, _)| lpa == META)
             && self.dies.iter().all(|d| matches!(d.op, DieOp::Idle))
     }
 
@@ -404,6 +433,7 @@ impl SimSsd {
                     self.on_die_done(die, now, q);
                 }
             }
+            DevEvent::GatherDue => self.on_gather_due(now, q),
             DevEvent::CmdComplete(slot) => {
                 let s = &self.slots[slot as usize];
                 self.completions.push(IoCompletion {
@@ -524,23 +554,72 @@ impl SimSsd {
     }
 
     fn enqueue_flush(&mut self, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        self.arm_gather(now, q);
         match self.allocation.home_plane(lpa) {
             Some(plane) => {
-                self.plane_flushes[plane as usize].push_back(lpa);
+                self.plane_flushes[plane as usize].push_back((lpa, now));
                 self.wake_for_write(self.layout.die_of_plane(plane), now, q);
             }
             None => {
-                self.shared_flushes.push_back(lpa);
-                // Offer it to the idle dies in channel-first order until one
-                // takes it (an idle die may prefer GC or have no room).
-                for d in self.idle_dies_channel_first() {
-                    if self.shared_flushes.is_empty() {
-                        break;
-                    }
-                    self.try_start(d, now, q);
-                }
+                self.shared_flushes.push_back((lpa, now));
+                self.offer_shared(now, q);
             }
         }
+    }
+
+    /// Offers the shared flush queue to the idle dies in channel-first order
+    /// until it is empty (an idle die may prefer GC, have no room, or wait to
+    /// gather a full program).
+    fn offer_shared(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
+        for d in self.idle_dies_channel_first() {
+            if self.shared_flushes.is_empty() {
+                break;
+            }
+            self.try_start(d, now, q);
+        }
+    }
+
+    fn arm_gather(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
+        let gather = self.cfg.buffer.gather_ns;
+        if gather > 0 && !self.gather_armed {
+            self.gather_armed = true;
+            q.schedule(now + gather, DevEvent::GatherDue);
+        }
+    }
+
+    /// Pages have waited long enough: idle dies program what there is.
+    fn on_gather_due(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
+        self.gather_armed = false;
+        for d in self.idle_dies_channel_first() {
+            self.try_start(d, now, q);
+        }
+        let waiting =
+            !self.shared_flushes.is_empty() || self.plane_flushes.iter().any(|f| !f.is_empty());
+        if waiting {
+            self.arm_gather(now, q);
+        }
+    }
+
+    /// A mapping update of a host page dirties its table page; when the
+    /// dirty-page cache is full, the oldest dirty table page is queued for
+    /// writing back.
+    fn note_map_update(&mut self, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        let Some(j) = &self.cfg.ftl.map_journal else {
+            return;
+        };
+        let (table_page, limit) = (lpa / j.entries_per_page, j.dirty_pages as usize);
+        if !self.map_dirty.insert(table_page) {
+            return;
+        }
+        self.map_dirty_order.push_back(table_page);
+        if self.map_dirty_order.len() <= limit {
+            return;
+        }
+        let oldest = self.map_dirty_order.pop_front().expect("over the limit");
+        self.map_dirty.remove(&oldest);
+        self.shared_flushes.push_back((META, now));
+        self.arm_gather(now, q);
+        self.offer_shared(now, q);
     }
 
     fn idle_dies_channel_first(&self) -> Vec<u32> {
@@ -578,9 +657,48 @@ impl SimSsd {
     fn wake_for_write(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
         match self.dies[die as usize].op {
             DieOp::Idle => self.try_start(die, now, q),
-            DieOp::Job(job) if job.kind == JobKind::Fold => self.preempt_job(die, job, now, q),
+            DieOp::Job(job) if job.kind == JobKind::Fold && self.program_ready(die, now) => {
+                self.preempt_job(die, job, now, q)
+            }
             _ => {}
         }
+    }
+
+    /// Pages a host program on `plane` writes at once: whole flash pages, one
+    /// per SLC-mode program, `one_shot_pages` per native one.
+    fn program_pages(&self, plane: u32) -> usize {
+        let units = self.layout.units_per_flash_page;
+        let pages = if self.ftl.host_goes_to_slc(plane) {
+            1
+        } else {
+            self.cfg.timing.one_shot_pages
+        };
+        (units * pages) as usize
+    }
+
+    /// Whether `plane` has a full program queued, or pages that waited
+    /// `gather_ns` (always, when flushing eagerly).
+    fn plane_ready(&self, plane: u32, now: Ns) -> bool {
+        let own = &self.plane_flushes[plane as usize];
+        let queued = own.len() + self.shared_flushes.len();
+        if queued == 0 {
+            return false;
+        }
+        let gather = self.cfg.buffer.gather_ns;
+        if gather == 0 || queued >= self.program_pages(plane) {
+            return true;
+        }
+        let oldest = [own.front(), self.shared_flushes.front()]
+            .into_iter()
+            .flatten()
+            .map(|&(_, t)| t)
+            .min()
+            .unwrap_or(now);
+        oldest + gather <= now
+    }
+
+    fn program_ready(&self, die: u32, now: Ns) -> bool {
+        self.planes_of(die).any(|p| self.plane_ready(p, now))
     }
 
     /// Starts the die's next operation if it is idle.
@@ -714,7 +832,13 @@ impl SimSsd {
         } else {
             2 * self.page_xfer_ns
         };
-        let step_ns = t.flash_command_ns + src_read + bus + t.program_ns;
+        // Per mapping page: a share of the flash-page read and of the
+        // one-shot program.
+        let units = self.layout.units_per_flash_page as u64;
+        let step_ns = t.flash_command_ns
+            + src_read / units
+            + bus
+            + t.program_ns / (units * t.one_shot_pages as u64);
         let pages_left = self.ftl.relocate(victim);
         Job {
             kind,
@@ -729,6 +853,7 @@ impl SimSsd {
 
     fn start_job(&mut self, die: u32, mut job: Job, now: Ns, q: &mut impl Timers<DevEvent>) {
         job.started = now;
+        self.clear_registers(die);
         let end = now + job.pages_left as u64 * job.step_ns + job.erase_left;
         let d = &mut self.dies[die as usize];
         d.gen = d.gen.wrapping_add(1);
@@ -760,17 +885,23 @@ impl SimSsd {
         q.schedule(pause_at, DevEvent::DieDone { die, gen: d.gen });
     }
 
+    /// Starts an array read on `die`: one flash page per plane (several
+    /// planes with multi-plane reads), serving every queued read of that flash
+    /// page at once. A flash page already in its plane's page register needs
+    /// no array time.
     fn start_read(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
-        let max = if self.cfg.timing.multi_plane {
+        let max_planes = if self.cfg.timing.multi_plane {
             self.layout.planes_per_die as usize
         } else {
             1
         };
-        let mut txs: Vec<ReadTx> = Vec::with_capacity(max);
-        let mut used_planes = 0u64;
+        let mut txs: Vec<ReadTx> = Vec::new();
+        let mut sensed: Vec<(u32, u32)> = Vec::with_capacity(max_planes);
         let mut array_ns = 0;
         let mut i = 0;
-        while i < self.dies[die as usize].reads.len() && txs.len() < max && i < 16 {
+        let mut looked = 0;
+        while i < self.dies[die as usize].reads.len() && looked < 32 {
+            looked += 1;
             let tx = self.dies[die as usize].reads[i];
             // Re-resolve: the page may have been rewritten or moved since.
             if self.buffer.holds(tx.lpa) || self.ftl.lookup(tx.lpa) == NONE {
@@ -788,52 +919,98 @@ impl SimSsd {
                 self.wake_for_read(owner, now, q);
                 continue;
             }
-            let bit = 1u64 << (plane % 64);
-            if used_planes & bit == 0 {
-                used_planes |= bit;
-                self.dies[die as usize].reads.remove(i);
-                if let Err(e) = self.ftl.verify_flash_read(tx.lpa) {
-                    self.integrity_error.get_or_insert(e);
+            let page = self.layout.flash_page_of(ppa);
+            let take = match sensed.iter().find(|&&(p, _)| p == plane) {
+                // One page per plane and operation: a further page of the
+                // same flash page follows as a register hit.
+                Some(_) => false,
+                // A multi-plane read senses the same page of each plane.
+                None if sensed.len() < max_planes
+                    && sensed.first().is_none_or(|&(_, fp)| {
+                        self.layout
+                            .flash_page_in_block(fp * self.layout.units_per_flash_page)
+                            == self.layout.flash_page_in_block(ppa)
+                    }) =>
+                {
+                    sensed.push((plane, page));
+                    if self.plane_register[plane as usize] == page {
+                        self.counters.register_hits += 1;
+                    } else {
+                        self.counters.flash_reads += 1;
+                        array_ns = array_ns.max(self.read_time(ppa));
+                    }
+                    true
                 }
-                array_ns = array_ns.max(self.read_time(ppa));
-                txs.push(tx);
+                None => false,
+            };
+            if !take {
+                i += 1;
                 continue;
             }
-            i += 1;
+            self.dies[die as usize].reads.remove(i);
+            if let Err(e) = self.ftl.verify_flash_read(tx.lpa) {
+                self.integrity_error.get_or_insert(e);
+            }
+            txs.push(tx);
         }
         if txs.is_empty() {
             return self.try_start(die, now, q);
         }
-        self.counters.flash_reads += txs.len() as u64;
-        if txs.len() > 1 {
+        if sensed.len() > 1 {
             self.counters.multi_plane_ops += 1;
         }
-        self.dies[die as usize].op = DieOp::Read { txs };
+        self.dies[die as usize].op = DieOp::Read { txs, sensed };
         q.schedule(
             now + self.cfg.timing.flash_command_ns + array_ns,
             DevEvent::ReadArrayDone(die),
         );
     }
 
-    fn read_time(&self, ppa: u32) -> Ns {
+    /// A nominal array time with the configured spread applied.
+    fn vary(&mut self, nominal: Ns) -> Ns {
+        let spread = self.cfg.timing.spread;
+        if spread == 0.0 {
+            return nominal;
+        }
+        let f: f64 = self.rng.gen_range(1.0 - spread..=1.0 + spread);
+        (nominal as f64 * f).round() as Ns
+    }
+
+    fn read_time(&mut self, ppa: u32) -> Ns {
+        let nominal = self.nominal_read_time(ppa);
+        self.vary(nominal)
+    }
+
+    fn nominal_read_time(&self, ppa: u32) -> Ns {
         match &self.cfg.slc_cache {
             Some(s) if self.ftl.is_slc(self.layout.block_of(ppa)) => s.read_ns,
-            _ => self.cfg.timing.read_ns,
+            _ => match &self.cfg.timing.read_ns_by_page_type {
+                Some(by_type) => {
+                    let page = self.layout.flash_page_in_block(ppa) as usize;
+                    by_type[page % by_type.len()]
+                }
+                None => self.cfg.timing.read_ns,
+            },
         }
     }
 
-    fn program_time(&self, ppa: u32) -> Ns {
-        match &self.cfg.slc_cache {
+    fn program_time(&mut self, ppa: u32) -> Ns {
+        let nominal = match &self.cfg.slc_cache {
             Some(s) if self.ftl.is_slc(self.layout.block_of(ppa)) => s.program_ns,
             _ => self.cfg.timing.program_ns,
-        }
+        };
+        self.vary(nominal)
     }
 
     fn on_read_array_done(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
-        let DieOp::Read { txs } = std::mem::replace(&mut self.dies[die as usize].op, DieOp::Idle)
+        let DieOp::Read { txs, sensed } =
+            std::mem::replace(&mut self.dies[die as usize].op, DieOp::Idle)
         else {
             unreachable!("ReadArrayDone without a read in progress");
         };
+        for (plane, page) in sensed {
+            self.plane_register[plane as usize] = page;
+        }
         let ch = self.dies[die as usize].channel as usize;
         let mut t = self.channel_busy[ch].max(now);
         for tx in &txs {
@@ -848,42 +1025,57 @@ impl SimSsd {
         q.schedule(t, DevEvent::DieDone { die, gen: d.gen });
     }
 
-    /// Gathers flushes for this die (one per plane with multi-plane, else one)
-    /// and programs them. Returns false when there was nothing to program.
+    /// Programs this die: on each plane (one, or several with multi-plane)
+    /// that is ready, up to one program's worth of queued pages. Returns
+    /// false when there was nothing to program.
     fn start_program(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) -> bool {
-        let max = if self.cfg.timing.multi_plane {
+        let max_planes = if self.cfg.timing.multi_plane {
             self.layout.planes_per_die as usize
         } else {
             1
         };
         let mut items = Vec::new();
+        let mut planes = 0;
         for plane in self.planes_of(die) {
-            if items.len() == max {
+            if planes == max_planes {
                 break;
             }
-            if !self.ftl.can_write_host(plane) {
+            if !self.ftl.can_write_host(plane) || !self.plane_ready(plane, now) {
                 continue;
             }
-            if let Some(item) = self.next_flush(plane) {
-                items.push(item);
+            let before = items.len();
+            for _ in 0..self.program_pages(plane) {
+                match self.next_flush(plane) {
+                    Some(item) => items.push(item),
+                    None => break,
+                }
+                if !self.ftl.can_write_host(plane) {
+                    break;
+                }
+            }
+            if items.len() > before {
+                planes += 1;
             }
         }
         if items.is_empty() {
             return false;
         }
-        self.counters.flash_programs += items.len() as u64;
-        if items.len() > 1 {
+        self.counters.flash_programs += planes as u64;
+        if planes > 1 {
             self.counters.multi_plane_ops += 1;
         }
+        self.clear_registers(die);
         let ch = self.dies[die as usize].channel as usize;
         let xfer_end = self.channel_busy[ch].max(now + self.cfg.timing.flash_command_ns)
             + self.page_xfer_ns * items.len() as u64;
         self.channel_busy[ch] = xfer_end;
-        let prog = items
-            .iter()
-            .map(|&(_, ppa, _)| self.program_time(ppa))
-            .max()
-            .unwrap_or(0);
+        // One array time per plane programmed (its first page stands for it).
+        let mut firsts: Vec<u32> = items.iter().map(|&(_, ppa, _)| ppa).collect();
+        firsts.dedup_by_key(|ppa| self.layout.plane_of(*ppa));
+        let mut prog = 0;
+        for ppa in firsts {
+            prog = prog.max(self.program_time(ppa));
+        }
         let end = xfer_end + prog;
         let d = &mut self.dies[die as usize];
         d.gen = d.gen.wrapping_add(1);
@@ -896,15 +1088,22 @@ impl SimSsd {
         true
     }
 
+    /// A program or erase on the die overwrites its planes' page registers.
+    fn clear_registers(&mut self, die: u32) {
+        for plane in self.planes_of(die) {
+            self.plane_register[plane as usize] = NONE;
+        }
+    }
+
     /// The next page to program on `plane`: its own queue first, then the
     /// shared one. Entries trimmed or already flushing are dropped.
     fn next_flush(&mut self, plane: u32) -> Option<ProgramItem> {
-        while let Some(lpa) = self.plane_flushes[plane as usize].pop_front() {
+        while let Some((lpa, _)) = self.plane_flushes[plane as usize].pop_front() {
             if let Some(item) = self.take_flush(lpa, plane) {
                 return Some(item);
             }
         }
-        while let Some(lpa) = self.shared_flushes.pop_front() {
+        while let Some((lpa, _)) = self.shared_flushes.pop_front() {
             if let Some(item) = self.take_flush(lpa, plane) {
                 return Some(item);
             }
@@ -915,6 +1114,10 @@ impl SimSsd {
     /// Marks the buffered page as flushing and allocates its flash page.
     /// None when the page no longer needs flushing (trimmed meanwhile).
     fn take_flush(&mut self, lpa: u32, plane: u32) -> Option<(u32, u32, u32)> {
+        if lpa == META {
+            let ppa = self.ftl.alloc_page(plane, Stream::Host)?;
+            return Some((META, ppa, 0));
+        }
         let e = self.buffer.entries.get_mut(&lpa)?;
         if e.trimmed || e.flushing {
             return None;
@@ -958,6 +1161,7 @@ impl SimSsd {
         q: &mut impl Timers<DevEvent>,
     ) {
         let end = now + remaining;
+        self.clear_registers(die);
         let d = &mut self.dies[die as usize];
         d.gen = d.gen.wrapping_add(1);
         d.op = DieOp::Program {
@@ -1000,6 +1204,13 @@ impl SimSsd {
         now: Ns,
         q: &mut impl Timers<DevEvent>,
     ) {
+        if lpa == META {
+            // The table page supersedes an older copy: count the space as
+            // garbage at once (the table is a tiny share of the flash).
+            self.ftl.commit_stale(ppa);
+            self.counters.map_pages_written += 1;
+            return;
+        }
         let Some(e) = self.buffer.entries.get_mut(&lpa) else {
             unreachable!("flushing page {lpa} has no buffer entry");
         };
@@ -1009,6 +1220,7 @@ impl SimSsd {
         } else {
             self.ftl.commit(lpa, ppa, version);
         }
+        let mapped = !e.trimmed;
         let done: Vec<u32> = {
             let waiters = &mut e.waiters;
             let (ready, rest): (Vec<_>, Vec<_>) =
@@ -1024,6 +1236,9 @@ impl SimSsd {
         }
         for slot in done {
             self.page_done(slot, now, q);
+        }
+        if mapped {
+            self.note_map_update(lpa, now, q);
         }
         if again {
             self.enqueue_flush(lpa, now, q);

@@ -276,6 +276,12 @@ impl Ftl {
     }
 
     /// Whether the host frontier of `plane` can take one more page.
+    /// Whether the plane's next host page goes to an SLC-mode block.
+    pub fn host_goes_to_slc(&self, plane: u32) -> bool {
+        let ps = &self.planes[plane as usize];
+        self.slc_blocks_per_plane > 0 && (ps.slc_open.is_some() || !ps.slc_free.is_empty())
+    }
+
     pub fn can_write_host(&self, plane: u32) -> bool {
         let ps = &self.planes[plane as usize];
         let has_room =

@@ -14,6 +14,8 @@ pub struct Layout {
     pub blocks_per_plane: u32,
     pub pages_per_block: u32,
     pub page_size: u32,
+    /// Mapping pages per flash page (the read and program granule).
+    pub units_per_flash_page: u32,
     pub dies: u32,
     pub planes: u32,
     pub blocks: u32,
@@ -38,6 +40,7 @@ impl Layout {
             blocks_per_plane: g.blocks_per_plane,
             pages_per_block: g.pages_per_block(),
             page_size: g.page_size,
+            units_per_flash_page: g.units_per_flash_page(),
             dies,
             planes,
             blocks,
@@ -49,6 +52,18 @@ impl Layout {
     #[inline]
     pub fn block_of(&self, ppa: u32) -> u32 {
         ppa / self.pages_per_block
+    }
+
+    /// The flash page holding `ppa`, numbered across the device.
+    #[inline]
+    pub fn flash_page_of(&self, ppa: u32) -> u32 {
+        ppa / self.units_per_flash_page
+    }
+
+    /// The index of `ppa`'s flash page inside its block.
+    #[inline]
+    pub fn flash_page_in_block(&self, ppa: u32) -> u32 {
+        (ppa % self.pages_per_block) / self.units_per_flash_page
     }
 
     #[inline]

@@ -150,6 +150,8 @@ fn pick(pattern: &Pattern, occupied: u32, rng: &mut ChaCha8Rng) -> u32 {
 #[derive(Default)]
 pub struct FunctionalWriter {
     rr: u32,
+    /// Pages written to the current round-robin plane.
+    on_plane: u32,
 }
 
 impl FunctionalWriter {
@@ -161,7 +163,9 @@ impl FunctionalWriter {
                 plane,
                 Self::alloc(ssd, plane, rng).expect("validated spare space"),
             ),
-            // Round-robin, skipping a plane whose space is all valid data.
+            // Round-robin by flash page (consecutive pages fill a flash page,
+            // as a sequential stream does), skipping a plane whose space is
+            // all valid data.
             None => (0..planes)
                 .find_map(|i| {
                     let plane = (self.rr + i) % planes;
@@ -169,7 +173,16 @@ impl FunctionalWriter {
                 })
                 .expect("validated spare space"),
         };
-        self.rr = (plane + 1) % planes;
+        self.on_plane = if plane == self.rr {
+            self.on_plane + 1
+        } else {
+            1
+        };
+        self.rr = plane;
+        if self.on_plane >= ssd.layout.units_per_flash_page {
+            self.on_plane = 0;
+            self.rr = (plane + 1) % planes;
+        }
         ssd.ftl.commit(lpa, ppa, version);
         while ssd.ftl.free_blocks(plane) < ssd.soft_gc_blocks() && ssd.collect_now(plane, rng) {}
     }
