@@ -43,6 +43,21 @@ fn tiny(variant: u8, policy: &str) -> SsdConfig {
         });
     }
     cfg.gc.copy_back = variant & 32 != 0;
+    if variant & 64 != 0 {
+        // The calibration mechanisms: 2-page flash pages, 2-page one-shot
+        // programs gathered in the buffer, spread times, table write-back.
+        cfg.geometry.flash_page_size = Some(2 * cfg.geometry.page_size);
+        cfg.timing.one_shot_pages = 2;
+        cfg.timing.read_ns_by_page_type = Some(vec![20_000, 30_000]);
+        cfg.timing.spread = 0.3;
+        cfg.timing.independent_plane_reads = variant & 1 != 0;
+        cfg.controller.read_page_ns = 2_000;
+        cfg.buffer.gather_ns = 100_000;
+        cfg.ftl.map_journal = Some(ssdlab_core::ssd::config::MapJournal {
+            entries_per_page: 4,
+            dirty_pages: 2,
+        });
+    }
     cfg.validate().unwrap();
     cfg
 }
@@ -121,7 +136,7 @@ proptest! {
 
     #[test]
     fn random_mixes_keep_invariants(
-        variant in 0u8..64,
+        variant in 0u8..128,
         policy in prop_oneof![Just("greedy"), Just("cost-benefit"), Just("random"), Just("fifo"), Just("prioritized")],
         trigger in prop_oneof![Just("threshold"), Just("eager70"), Just("on-demand")],
         plane_blocking in any::<bool>(),
@@ -148,7 +163,7 @@ proptest! {
 
 #[test]
 fn heavy_overwrites_run_gc_and_keep_integrity() {
-    for variant in [0u8, 1, 2, 4, 8, 9, 16, 27, 63] {
+    for variant in [0u8, 1, 2, 4, 8, 9, 16, 27, 63, 64, 66, 75, 127] {
         let mut ssd = SimSsd::new(tiny(variant, "greedy"), 7, true);
         precondition(&mut ssd, &Precondition::full(), 7).unwrap();
         let steps: Vec<Step> = (0..3000)

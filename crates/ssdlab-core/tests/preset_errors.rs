@@ -131,3 +131,38 @@ proptest! {
         }
     }
 }
+
+/// The calibration fields: each nonsense value names its key and line.
+#[test]
+fn calibration_fields_are_checked() {
+    let cases = [
+        ("[timing]", "[timing]\nspread = 1.5", "timing.spread"),
+        (
+            "[timing]",
+            "[timing]\none_shot_pages = 0",
+            "timing.one_shot_pages",
+        ),
+        (
+            "[timing]",
+            "[timing]\nread_ns_by_page_type = []",
+            "timing.read_ns_by_page_type",
+        ),
+        (
+            "[geometry]",
+            "[geometry]\nflash_page_size = 6000",
+            "geometry.flash_page_size",
+        ),
+        (
+            "[ftl]",
+            "[ftl]\nmap_journal = { entries_per_page = 1024, dirty_pages = 0 }",
+            "ftl.map_journal",
+        ),
+        ("[gc]", "[host]\nhw_queues = 0\n\n[gc]", "host.hw_queues"),
+    ];
+    for (at, with, key) in cases {
+        let text = base().replacen(at, with, 1);
+        let (line, field, message) = err_of(&text);
+        assert_eq!(field, key, "{message}");
+        assert!(line > 1, "{key}: line {line}");
+    }
+}

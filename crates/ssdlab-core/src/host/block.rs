@@ -320,7 +320,13 @@ impl BlockLayer {
     /// run on the queue's CPU.
     pub fn device_completed<Q: Timers<HostEvent>>(&mut self, c: IoCompletion, q: &mut Q) {
         let hq = self.tracked[&c.id].hq as usize;
-        let start = self.cpu_busy[hq].max(c.time);
+        let costs = &self.cfg.costs;
+        let deep_idle = costs.idle_exit_ns > 0 && c.time > self.cpu_busy[hq] + costs.idle_after_ns;
+        let start = if deep_idle {
+            c.time + costs.idle_exit_ns
+        } else {
+            self.cpu_busy[hq].max(c.time)
+        };
         self.cpu_busy[hq] = start + self.cfg.costs.complete_ns;
         q.schedule(self.cpu_busy[hq], HostEvent::RequestDone(c.id));
     }

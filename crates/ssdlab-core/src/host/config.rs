@@ -40,6 +40,12 @@ pub struct HostCosts {
     /// Delay of an asynchronous hardware-queue run (kblockd work item): a
     /// completion that lets held-back requests go re-runs the queue this way.
     pub async_run_ns: u64,
+    /// Extra latency of an interrupt that finds the queue's CPU idle for
+    /// longer than `idle_after_ns` (the exit latency of a deep C-state;
+    /// 0 = none).
+    pub idle_exit_ns: u64,
+    /// Idle time after which the CPU is in that deep state.
+    pub idle_after_ns: u64,
 }
 
 impl Default for HostCosts {
@@ -50,6 +56,8 @@ impl Default for HostCosts {
             complete_ns: 2_000,
             wakeup_ns: 3_000,
             async_run_ns: 10_000,
+            idle_exit_ns: 0,
+            idle_after_ns: 0,
         }
     }
 }

@@ -110,6 +110,11 @@ pub struct Timing {
     /// its planes at once.
     #[serde(default)]
     pub multi_plane: bool,
+    /// A multi-plane read may sense a different page on each plane
+    /// (independent plane reads); otherwise the planes' page addresses must
+    /// match, as in MQSim.
+    #[serde(default)]
+    pub independent_plane_reads: bool,
     /// Program/erase suspend: a read arriving at a die busy with a program or
     /// erase suspends it, runs, and the program resumes.
     #[serde(default)]
@@ -148,6 +153,10 @@ pub struct Controller {
     pub link_mbs: u64,
     /// DRAM access for a buffer hit or a buffered write.
     pub dram_ns: u64,
+    /// Controller time per page read from flash (mapping lookup and ECC
+    /// decode), serial across the controller (0 = none).
+    #[serde(default)]
+    pub read_page_ns: u64,
 }
 
 impl Default for Controller {
@@ -159,6 +168,7 @@ impl Default for Controller {
             completion_ns: 1_000,
             link_mbs: 3_200,
             dram_ns: 1_000,
+            read_page_ns: 0,
         }
     }
 }

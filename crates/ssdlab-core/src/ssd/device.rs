@@ -202,6 +202,8 @@ pub struct SimSsd {
     slots: Vec<Slot>,
     free_slots: Vec<u32>,
     ctrl_busy: Ns,
+    /// The controller's read path (decode) is busy until then.
+    decode_busy: Ns,
     link_in_busy: Ns,
     link_out_busy: Ns,
     soft_blocks: u32,
@@ -267,6 +269,7 @@ impl SimSsd {
             slots: Vec::new(),
             free_slots: Vec::new(),
             ctrl_busy: 0,
+            decode_busy: 0,
             link_in_busy: 0,
             link_out_busy: 0,
             soft_blocks,
@@ -866,7 +869,11 @@ impl SimSsd {
     fn preempt_job(&mut self, die: u32, mut job: Job, now: Ns, q: &mut impl Timers<DevEvent>) {
         let copy_end = job.started + job.pages_left as u64 * job.step_ns;
         let pause_at = if now < copy_end {
-            let done = (now - job.started).div_ceil(job.step_ns);
+            // Copies stop only between destination programs (whole one-shot
+            // programs of the native mode).
+            let grain = (self.layout.units_per_flash_page * self.cfg.timing.one_shot_pages) as u64;
+            let started = (now - job.started).div_ceil(job.step_ns);
+            let done = (started.div_ceil(grain) * grain).min(job.pages_left as u64);
             job.pages_left -= done as u32;
             job.started + done * job.step_ns
         } else if let Some(s) = &self.cfg.timing.suspend {
@@ -924,14 +931,7 @@ impl SimSsd {
                 // One page per plane and operation: a further page of the
                 // same flash page follows as a register hit.
                 Some(_) => false,
-                // A multi-plane read senses the same page of each plane.
-                None if sensed.len() < max_planes
-                    && sensed.first().is_none_or(|&(_, fp)| {
-                        self.layout
-                            .flash_page_in_block(fp * self.layout.units_per_flash_page)
-                            == self.layout.flash_page_in_block(ppa)
-                    }) =>
-                {
+                None if sensed.len() < max_planes && self.may_join_read(&sensed, ppa) => {
                     sensed.push((plane, page));
                     if self.plane_register[plane as usize] == page {
                         self.counters.register_hits += 1;
@@ -964,6 +964,20 @@ impl SimSsd {
             now + self.cfg.timing.flash_command_ns + array_ns,
             DevEvent::ReadArrayDone(die),
         );
+    }
+
+    /// Whether a read of `ppa` on a further plane may join a multi-plane read
+    /// of `sensed`: the same page address on each plane, unless the planes
+    /// read independently.
+    fn may_join_read(&self, sensed: &[(u32, u32)], ppa: u32) -> bool {
+        let Some(&(_, first)) = sensed.first() else {
+            return true;
+        };
+        self.cfg.timing.independent_plane_reads
+            || self
+                .layout
+                .flash_page_in_block(first * self.layout.units_per_flash_page)
+                == self.layout.flash_page_in_block(ppa)
     }
 
     /// A nominal array time with the configured spread applied.
@@ -1015,7 +1029,9 @@ impl SimSsd {
         let mut t = self.channel_busy[ch].max(now);
         for tx in &txs {
             t += self.page_xfer_ns;
-            self.read_page_out(tx.slot, t, q);
+            let decode = self.cfg.controller.read_page_ns;
+            self.decode_busy = self.decode_busy.max(t) + decode;
+            self.read_page_out(tx.slot, self.decode_busy, q);
         }
         self.channel_busy[ch] = t;
         let d = &mut self.dies[die as usize];
