@@ -1,7 +1,8 @@
 //! The device and host mechanisms the consumer-drive calibration rests on
 //! (docs/model.md, docs/calibration.md): page-register hits, the same-page
 //! rule of multi-plane reads, gathered one-shot programs, mapping-table
-//! write-back, array-time spread and the host's deep-idle exit.
+//! write-back, erasing blocks as they open, array-time spread and the
+//! host's deep-idle exit.
 
 use ssdlab_core::engine::EventQueue;
 use ssdlab_core::ssd::config::{MapJournal, SsdConfig};
@@ -178,11 +179,12 @@ fn the_buffer_gathers_a_full_program_before_it_flushes() {
 }
 
 /// Writes `lpas` at once and returns the table pages written back.
-fn table_writes(lpas: &[u32]) -> u64 {
+fn table_writes(lpas: &[u32], batch: u32) -> u64 {
     let mut cfg = small();
     cfg.ftl.map_journal = Some(MapJournal {
         entries_per_page: 8,
         dirty_pages: 2,
+        write_back_batch: batch,
     });
     let mut ssd = filled(cfg, 0.0);
     let mut q: EventQueue<DevEvent> = EventQueue::starting_at(0);
@@ -200,9 +202,12 @@ fn scattered_writes_write_the_mapping_table_back_and_sequential_ones_hardly() {
     let sequential: Vec<u32> = (0..24).collect();
     let scattered: Vec<u32> = (0..24).map(|i| i * 8).collect();
     // 3 table pages dirtied in order: one evicted from a 2-page cache.
-    assert_eq!(table_writes(&sequential), 1);
+    assert_eq!(table_writes(&sequential, 1), 1);
     // 24 table pages: every one beyond the first two is evicted.
-    assert_eq!(table_writes(&scattered), 22);
+    assert_eq!(table_writes(&scattered, 1), 22);
+    // In pairs: the cache overflows every second new page, two go each time.
+    assert_eq!(table_writes(&scattered, 2), 22);
+    assert_eq!(table_writes(&sequential, 2), 2);
 }
 
 #[test]
@@ -262,4 +267,34 @@ fn calibrated_preset_carries_its_host() {
         SsdConfig::load("seed004").unwrap().default_host(),
         ssdlab_core::host::HostConfig::default()
     );
+}
+
+/// Write-through writes, one at a time, on an empty device.
+fn first_program_times(erase_when_opened: bool) -> Vec<u64> {
+    let mut cfg = small();
+    cfg.buffer.capacity_bytes = 0;
+    cfg.timing.multi_plane = false;
+    cfg.ftl.erase_when_opened = erase_when_opened;
+    let mut ssd = filled(cfg, 0.0);
+    let mut latencies = Vec::new();
+    let mut q: EventQueue<DevEvent> = EventQueue::starting_at(0);
+    for i in 0..4u32 {
+        let start = q.now();
+        ssd.submit(cmd(i as u64, IoOp::Write, i), start, &mut q)
+            .unwrap();
+        let done = drain(&mut ssd, &mut q);
+        latencies.push(done[0].1 - start);
+    }
+    latencies
+}
+
+#[test]
+fn a_block_opened_for_writing_is_erased_first() {
+    let erase = small().timing.erase_ns;
+    let eager = first_program_times(false);
+    let lazy = first_program_times(true);
+    // The first write opens a block and waits for its erase; the next ones
+    // go to the same open block.
+    assert_eq!(lazy[0] - eager[0], erase, "{eager:?} {lazy:?}");
+    assert_eq!(lazy[1..], eager[1..]);
 }

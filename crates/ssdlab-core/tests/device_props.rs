@@ -56,6 +56,7 @@ fn tiny(variant: u8, policy: &str) -> SsdConfig {
         cfg.ftl.map_journal = Some(ssdlab_core::ssd::config::MapJournal {
             entries_per_page: 4,
             dirty_pages: 2,
+            write_back_batch: 1,
         });
     }
     cfg.validate().unwrap();

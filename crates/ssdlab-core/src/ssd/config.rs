@@ -218,6 +218,10 @@ pub struct Ftl {
     /// Persisting the mapping table: off when absent.
     #[serde(default)]
     pub map_journal: Option<MapJournal>,
+    /// Erase a free block when it is opened for writing (its first program
+    /// waits for the erase), not when GC frees it.
+    #[serde(default)]
+    pub erase_when_opened: bool,
 }
 
 impl Default for Ftl {
@@ -226,6 +230,7 @@ impl Default for Ftl {
             over_provisioning: 0.07,
             allocation: "static".into(),
             map_journal: None,
+            erase_when_opened: false,
         }
     }
 }
@@ -239,8 +244,12 @@ pub struct MapJournal {
     /// Logical pages one mapping-table page covers (4 KiB of 4-byte entries:
     /// 1024).
     pub entries_per_page: u32,
-    /// Dirty table pages the cache holds before writing one back.
+    /// Dirty table pages the cache holds before writing back.
     pub dirty_pages: u32,
+    /// Table pages written back at once when the cache overflows (the
+    /// oldest ones).
+    #[serde(default = "one")]
+    pub write_back_batch: u32,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -492,8 +501,8 @@ impl SsdConfig {
         if !(0.0..1.0).contains(&spread) {
             return err("timing.spread", format!("{spread} must be in [0, 1)"));
         }
-        if self.timing.one_shot_pages == 0 || self.timing.one_shot_pages > 4 {
-            return err("timing.one_shot_pages", "must be in [1, 4]".into());
+        if self.timing.one_shot_pages == 0 || self.timing.one_shot_pages > 8 {
+            return err("timing.one_shot_pages", "must be in [1, 8]".into());
         }
         if let Some(types) = &self.timing.read_ns_by_page_type {
             if types.is_empty() || types.len() > 4 || types.contains(&0) {
@@ -512,10 +521,14 @@ impl SsdConfig {
             }
         }
         if let Some(j) = &self.ftl.map_journal {
-            if j.entries_per_page == 0 || j.dirty_pages == 0 {
+            if j.entries_per_page == 0
+                || j.dirty_pages == 0
+                || j.write_back_batch == 0
+                || j.write_back_batch > j.dirty_pages
+            {
                 return err(
                     "ftl.map_journal",
-                    "entries_per_page and dirty_pages must be greater than zero".into(),
+                    "entries_per_page, dirty_pages and write_back_batch must be greater than zero, write_back_batch at most dirty_pages".into(),
                 );
             }
         }

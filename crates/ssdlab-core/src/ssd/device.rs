@@ -604,13 +604,14 @@ impl SimSsd {
     }
 
     /// A mapping update of a host page dirties its table page; when the
-    /// dirty-page cache is full, the oldest dirty table page is queued for
-    /// writing back.
+    /// dirty-page cache overflows, the `write_back_batch` oldest dirty table
+    /// pages are queued for writing back.
     fn note_map_update(&mut self, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
         let Some(j) = &self.cfg.ftl.map_journal else {
             return;
         };
         let (table_page, limit) = (lpa / j.entries_per_page, j.dirty_pages as usize);
+        let batch = j.write_back_batch as usize;
         if !self.map_dirty.insert(table_page) {
             return;
         }
@@ -618,9 +619,11 @@ impl SimSsd {
         if self.map_dirty_order.len() <= limit {
             return;
         }
-        let oldest = self.map_dirty_order.pop_front().expect("over the limit");
-        self.map_dirty.remove(&oldest);
-        self.shared_flushes.push_back((META, now));
+        for _ in 0..batch {
+            let oldest = self.map_dirty_order.pop_front().expect("over the limit");
+            self.map_dirty.remove(&oldest);
+            self.shared_flushes.push_back((META, now));
+        }
         self.arm_gather(now, q);
         self.offer_shared(now, q);
     }
@@ -842,14 +845,22 @@ impl SimSsd {
             + src_read / units
             + bus
             + t.program_ns / (units * t.one_shot_pages as u64);
+        let opened_before = self.ftl.opened_blocks;
         let pages_left = self.ftl.relocate(victim);
+        // Erasing as blocks open: the job erases the destination blocks it
+        // opens instead of its victim.
+        let erase_left = if self.cfg.ftl.erase_when_opened {
+            (self.ftl.opened_blocks - opened_before) * t.erase_ns
+        } else {
+            erase
+        };
         Job {
             kind,
             critical,
             victim,
             pages_left,
             step_ns,
-            erase_left: erase,
+            erase_left,
             started: 0,
         }
     }
@@ -1092,6 +1103,7 @@ impl SimSsd {
         for ppa in firsts {
             prog = prog.max(self.program_time(ppa));
         }
+        prog += self.open_erase_time(&items);
         let end = xfer_end + prog;
         let d = &mut self.dies[die as usize];
         d.gen = d.gen.wrapping_add(1);
@@ -1102,6 +1114,24 @@ impl SimSsd {
         };
         q.schedule(end, DevEvent::DieDone { die, gen: d.gen });
         true
+    }
+
+    /// The erase that must precede a program opening new blocks (with
+    /// `erase_when_opened`; the planes erase in parallel).
+    fn open_erase_time(&self, items: &[ProgramItem]) -> Ns {
+        if !self.cfg.ftl.erase_when_opened {
+            return 0;
+        }
+        let ppb = self.layout.pages_per_block;
+        items
+            .iter()
+            .filter(|&&(_, ppa, _)| ppa % ppb == 0)
+            .map(|&(_, ppa, _)| match &self.cfg.slc_cache {
+                Some(s) if self.ftl.is_slc(self.layout.block_of(ppa)) => s.erase_ns,
+                _ => self.cfg.timing.erase_ns,
+            })
+            .max()
+            .unwrap_or(0)
     }
 
     /// A program or erase on the die overwrites its planes' page registers.

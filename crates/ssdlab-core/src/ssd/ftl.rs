@@ -98,6 +98,9 @@ pub struct Ftl {
     pub seq: u64,
     /// Simulated time, set by the device as it runs (0 while preconditioning).
     pub now: u64,
+    /// Free blocks opened as a frontier so far (each needs an erase when the
+    /// device erases blocks as it opens them).
+    pub opened_blocks: u64,
     /// When each block was closed (simulated ns).
     closed_ns: Vec<u64>,
     /// Pages programmed into each plane (host and relocated), cumulative.
@@ -156,6 +159,7 @@ impl Ftl {
             host_reserve_blocks: host_reserve_blocks.max(1),
             seq: 0,
             now: 0,
+            opened_blocks: 0,
             closed_ns: vec![0; blocks],
             plane_programs: vec![0; layout.planes as usize],
             plane_valid: vec![0; layout.planes as usize],
@@ -332,6 +336,7 @@ impl Ftl {
                 return Some(b);
             }
             if let Some(b) = ps.slc_free.pop_front() {
+                self.opened_blocks += 1;
                 self.total_free_blocks -= 1;
                 ps.slc_open = Some(b);
                 self.state[b as usize] = BlockState::Open;
@@ -349,6 +354,7 @@ impl Ftl {
             return None;
         }
         let b = ps.free.pop_front()?;
+        self.opened_blocks += 1;
         self.total_free_blocks -= 1;
         *open = Some(b);
         self.state[b as usize] = BlockState::Open;

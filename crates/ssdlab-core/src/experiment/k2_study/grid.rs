@@ -33,11 +33,11 @@ impl Plan {
         full_runtime_s: 1000,
         reps: 5,
     };
-    /// Short enough for the whole grid in about ten minutes on two cores;
-    /// long enough that the write buffer and SLC cache reach their steady
-    /// behaviour (see docs/k2-study.md).
+    /// Short enough for the whole grid in a few minutes on two cores; long
+    /// enough that the SLC cache is full for most of a write run and that
+    /// the RT task's p99.9 rests on about 18 samples (see docs/k2-study.md).
     pub const QUICK: Plan = Plan {
-        partial_runtime_s: 20,
+        partial_runtime_s: 60,
         full_runtime_s: 40,
         reps: 1,
     };

@@ -67,8 +67,15 @@ pub fn reproduce(
 
 fn preamble(opts: &StudyOptions, run: &runner::StudyRun) -> String {
     let p = &opts.plan;
+    let host = if opts.host == crate::host::HostConfig::default() {
+        "host defaults (docs/model.md)"
+    } else if opts.device.host.as_ref() == Some(&opts.host) {
+        "the preset's host settings"
+    } else {
+        "custom host settings"
+    };
     format!(
-        "Device `{}`, host defaults (docs/model.md), K2 study job files (`examples/k2/`), seed {}. \
+        "Device `{}`, {host}, K2 study job files (`examples/k2/`), seed {}. \
 Runs of {} s (partially occupied, 50% of the logical space) and {} s (fully occupied, GC at steady state), \
 {} repetition(s) per point, averaged. {} repetitions computed, {} taken from the cache.\n\n\
 The partially occupied half is compared with the paper's figures below; the fully occupied half is a \
