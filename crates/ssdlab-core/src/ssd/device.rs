@@ -96,6 +96,8 @@ pub struct DeviceCounters {
 struct ReadTx {
     slot: u32,
     lpa: u32,
+    /// Where the page was when the read was queued (re-checked when taken).
+    ppa: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -491,7 +493,7 @@ impl SimSsd {
         let die = self.layout.die_of_plane(self.layout.plane_of(ppa));
         self.dies[die as usize]
             .reads
-            .push_back(ReadTx { slot, lpa });
+            .push_back(ReadTx { slot, lpa, ppa });
         self.wake_for_read(die, now, q);
     }
 
@@ -913,56 +915,64 @@ impl SimSsd {
         } else {
             1
         };
-        let mut txs: Vec<ReadTx> = Vec::new();
+        let mut txs: Vec<ReadTx> = Vec::with_capacity(max_planes);
         let mut sensed: Vec<(u32, u32)> = Vec::with_capacity(max_planes);
         let mut array_ns = 0;
         let mut i = 0;
         let mut looked = 0;
-        while i < self.dies[die as usize].reads.len() && looked < 32 {
+        while i < self.dies[die as usize].reads.len() && looked < 16 && sensed.len() < max_planes {
             looked += 1;
             let tx = self.dies[die as usize].reads[i];
+            // Skip on the address the read was queued with; only a read that
+            // fits is looked up again.
+            if !self.may_take_read(&sensed, tx.ppa) {
+                i += 1;
+                continue;
+            }
             // Re-resolve: the page may have been rewritten or moved since.
-            if self.buffer.holds(tx.lpa) || self.ftl.lookup(tx.lpa) == NONE {
+            let ppa = if self.buffer.holds(tx.lpa) {
+                NONE
+            } else {
+                self.ftl.lookup(tx.lpa)
+            };
+            if ppa == NONE {
                 self.dies[die as usize].reads.remove(i);
                 self.counters.buffer_read_hits += 1;
                 self.read_page_out(tx.slot, now + self.cfg.controller.dram_ns, q);
                 continue;
             }
-            let ppa = self.ftl.lookup(tx.lpa);
             let plane = self.layout.plane_of(ppa);
             let owner = self.layout.die_of_plane(plane);
             if owner != die {
                 self.dies[die as usize].reads.remove(i);
-                self.dies[owner as usize].reads.push_back(tx);
+                self.dies[owner as usize]
+                    .reads
+                    .push_back(ReadTx { ppa, ..tx });
                 self.wake_for_read(owner, now, q);
                 continue;
             }
-            let page = self.layout.flash_page_of(ppa);
-            let take = match sensed.iter().find(|&&(p, _)| p == plane) {
-                // One page per plane and operation: a further page of the
-                // same flash page follows as a register hit.
-                Some(_) => false,
-                None if sensed.len() < max_planes && self.may_join_read(&sensed, ppa) => {
-                    sensed.push((plane, page));
-                    if self.plane_register[plane as usize] == page {
-                        self.counters.register_hits += 1;
-                    } else {
-                        self.counters.flash_reads += 1;
-                        array_ns = array_ns.max(self.read_time(ppa));
-                    }
-                    true
+            if ppa != tx.ppa {
+                self.dies[die as usize].reads[i].ppa = ppa;
+                if !self.may_take_read(&sensed, ppa) {
+                    i += 1;
+                    continue;
                 }
-                None => false,
-            };
-            if !take {
-                i += 1;
-                continue;
+            }
+            // One page per plane and operation: a further page of the same
+            // flash page follows as a register hit.
+            let page = self.layout.flash_page_of(ppa);
+            sensed.push((plane, page));
+            if self.plane_register[plane as usize] == page {
+                self.counters.register_hits += 1;
+            } else {
+                self.counters.flash_reads += 1;
+                array_ns = array_ns.max(self.read_time(ppa));
             }
             self.dies[die as usize].reads.remove(i);
             if let Err(e) = self.ftl.verify_flash_read(tx.lpa) {
                 self.integrity_error.get_or_insert(e);
             }
-            txs.push(tx);
+            txs.push(ReadTx { ppa, ..tx });
         }
         if txs.is_empty() {
             return self.try_start(die, now, q);
@@ -975,6 +985,13 @@ impl SimSsd {
             now + self.cfg.timing.flash_command_ns + array_ns,
             DevEvent::ReadArrayDone(die),
         );
+    }
+
+    /// Whether a read at `ppa` can join the read being assembled: its plane
+    /// is not reading yet and its page address suits a multi-plane read.
+    fn may_take_read(&self, sensed: &[(u32, u32)], ppa: u32) -> bool {
+        let plane = self.layout.plane_of(ppa);
+        sensed.iter().all(|&(p, _)| p != plane) && self.may_join_read(sensed, ppa)
     }
 
     /// Whether a read of `ppa` on a further plane may join a multi-plane read
