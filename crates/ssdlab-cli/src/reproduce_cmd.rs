@@ -164,8 +164,9 @@ fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
     let csv = a.out.join("results.csv");
     write_rows_csv(&rows, &csv).map_err(|e| io(&csv, e.to_string()))?;
     let preamble = format!(
-        "Device `{}`, host defaults, {runtime} s per point, seed {}; {} points computed, {} from the cache.\n",
+        "Device `{}`, {}, {runtime} s per point, seed {}; {} points computed, {} from the cache.\n",
         device.name,
+        ssdlab_core::experiment::k2_study::host_description(&device, &host),
         a.seed,
         computed,
         rows.len() - computed

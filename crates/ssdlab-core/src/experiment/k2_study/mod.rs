@@ -65,15 +65,23 @@ pub fn reproduce(
     })
 }
 
-fn preamble(opts: &StudyOptions, run: &runner::StudyRun) -> String {
-    let p = &opts.plan;
-    let host = if opts.host == crate::host::HostConfig::default() {
-        "host defaults (docs/model.md)"
-    } else if opts.device.host.as_ref() == Some(&opts.host) {
+/// Which host settings a report's runs used, for its preamble.
+pub fn host_description(
+    device: &crate::ssd::config::SsdConfig,
+    host: &crate::host::HostConfig,
+) -> &'static str {
+    if device.host.as_ref() == Some(host) {
         "the preset's host settings"
+    } else if *host == crate::host::HostConfig::default() {
+        "host defaults (docs/model.md)"
     } else {
         "custom host settings"
-    };
+    }
+}
+
+fn preamble(opts: &StudyOptions, run: &runner::StudyRun) -> String {
+    let p = &opts.plan;
+    let host = host_description(&opts.device, &opts.host);
     format!(
         "Device `{}`, {host}, K2 study job files (`examples/k2/`), seed {}. \
 Runs of {} s (partially occupied, 50% of the logical space) and {} s (fully occupied, GC at steady state), \
