@@ -298,3 +298,60 @@ fn a_block_opened_for_writing_is_erased_first() {
     assert_eq!(lazy[0] - eager[0], erase, "{eager:?} {lazy:?}");
     assert_eq!(lazy[1..], eager[1..]);
 }
+
+/// Closed-loop random writes at queue depth 8 on a full device; returns the
+/// 99th-percentile latency and the number of GC victims.
+fn write_p99(pacing: bool) -> (u64, u64) {
+    use rand::{Rng, SeedableRng};
+    let mut cfg = small();
+    cfg.gc.pacing = pacing;
+    // Background GC from 6 free blocks a plane; the host reserve is 2.
+    cfg.gc.soft_threshold = 0.2;
+    cfg.gc.hard_threshold = 0.05;
+    cfg.buffer.capacity_bytes = 4 * 4096;
+    let mut ssd = SimSsd::new(cfg, 3, true);
+    precondition(&mut ssd, &Precondition::full(), 3).unwrap();
+    let logical = ssd.layout.logical_pages;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    let mut q: EventQueue<DevEvent> = EventQueue::starting_at(ssd.now());
+    let mut issued = std::collections::HashMap::new();
+    let mut next = 0u64;
+    let mut latencies = Vec::new();
+    for _ in 0..8 {
+        issued.insert(next, q.now());
+        let lpa = rng.gen_range(0..logical);
+        ssd.submit(cmd(next, IoOp::Write, lpa), q.now(), &mut q)
+            .unwrap();
+        next += 1;
+    }
+    while next < 4000 {
+        let (now, ev) = q.pop().expect("writes in flight");
+        ssd.handle(ev, now, &mut q);
+        for c in std::mem::take(&mut ssd.completions) {
+            latencies.push(c.time - issued.remove(&c.id).unwrap());
+            issued.insert(next, now);
+            let lpa = rng.gen_range(0..logical);
+            ssd.submit(cmd(next, IoOp::Write, lpa), now, &mut q)
+                .unwrap();
+            next += 1;
+        }
+    }
+    drain(&mut ssd, &mut q);
+    latencies.sort_unstable();
+    let p99 = latencies[latencies.len() * 99 / 100];
+    (p99, ssd.ftl.counters.gc_invocations)
+}
+
+#[test]
+fn paced_gc_lets_host_writes_through_between_copies() {
+    let (gc_first, victims) = write_p99(false);
+    let (paced, paced_victims) = write_p99(true);
+    assert!(
+        victims > 50 && paced_victims > 50,
+        "GC ran: {victims}, {paced_victims}"
+    );
+    assert!(
+        paced * 2 < gc_first,
+        "p99 write latency paced {paced} ns, unpaced {gc_first} ns"
+    );
+}

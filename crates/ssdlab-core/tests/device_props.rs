@@ -53,6 +53,7 @@ fn tiny(variant: u8, policy: &str) -> SsdConfig {
         cfg.timing.independent_plane_reads = variant & 1 != 0;
         cfg.controller.read_page_ns = 2_000;
         cfg.buffer.gather_ns = 100_000;
+        cfg.gc.pacing = true;
         cfg.ftl.map_journal = Some(ssdlab_core::ssd::config::MapJournal {
             entries_per_page: 4,
             dirty_pages: 2,

@@ -279,6 +279,12 @@ pub struct Gc {
     /// Parameters of the on-demand trigger and the prioritized victims.
     #[serde(default)]
     pub on_demand: OnDemand,
+    /// Background GC paces itself against host writes: while programs
+    /// wait, a job copies only as many pages as one host program needs to
+    /// stay covered (valid / invalid pages of its victim per host page),
+    /// then lets one program go (default false: background GC goes first).
+    #[serde(default)]
+    pub pacing: bool,
 }
 
 fn default_trigger() -> String {
@@ -350,6 +356,7 @@ impl Default for Gc {
             trigger: default_trigger(),
             enable_at_full: 0.0,
             on_demand: OnDemand::default(),
+            pacing: false,
         }
     }
 }

@@ -117,6 +117,11 @@ struct Job {
     step_ns: Ns,
     erase_left: Ns,
     started: Ns,
+    /// Pages the job copies per host page to keep up (its victim's valid
+    /// over invalid pages), for paced background GC.
+    copies_per_host_page: f64,
+    /// Paced GC: the job pauses after this many pages for a host program.
+    quota: Option<u32>,
 }
 
 /// One page program in flight: (lpa, ppa, version); lpa `META` is a
@@ -164,6 +169,8 @@ struct Die {
     suspended: Option<(Vec<ProgramItem>, Ns)>,
     /// The read admitted during the current suspension has been started.
     suspend_read_done: bool,
+    /// A paced GC job yielded: one host program goes before it resumes.
+    host_turn: bool,
 }
 
 struct Slot {
@@ -247,6 +254,7 @@ impl SimSsd {
                 paused_fold: None,
                 suspended: None,
                 suspend_read_done: false,
+                host_turn: false,
             })
             .collect();
         let buffer = WriteBuffer::new((cfg.buffer.capacity_bytes / layout.page_size as u64) as u32);
@@ -731,6 +739,10 @@ impl SimSsd {
         if !self.dies[die as usize].reads.is_empty() {
             return self.start_read(die, now, q);
         }
+        if std::mem::take(&mut self.dies[die as usize].host_turn) && self.start_program(die, now, q)
+        {
+            return;
+        }
         if let Some(job) = self.next_gc(die, false) {
             return self.start_job(die, job, now, q);
         }
@@ -848,7 +860,9 @@ impl SimSsd {
             + bus
             + t.program_ns / (units * t.one_shot_pages as u64);
         let opened_before = self.ftl.opened_blocks;
+        let capacity = self.ftl.block_capacity(victim) as f64;
         let pages_left = self.ftl.relocate(victim);
+        let invalid = (capacity - pages_left as f64).max(1.0);
         // Erasing as blocks open: the job erases the destination blocks it
         // opens instead of its victim.
         let erase_left = if self.cfg.ftl.erase_when_opened {
@@ -864,6 +878,8 @@ impl SimSsd {
             step_ns,
             erase_left,
             started: 0,
+            copies_per_host_page: pages_left as f64 / invalid,
+            quota: None,
         }
     }
 
@@ -871,15 +887,39 @@ impl SimSsd {
         job.started = now;
         self.clear_registers(die);
         let end = now + job.pages_left as u64 * job.step_ns + job.erase_left;
+        job.quota = self.pacing_quota(die, &job, now);
+        // Paced: copy the quota, then pause for one host program.
+        let at = job
+            .quota
+            .map_or(end, |pages| now + pages as u64 * job.step_ns);
         let d = &mut self.dies[die as usize];
+        d.host_turn = job.quota.is_some();
         d.gen = d.gen.wrapping_add(1);
         d.op = DieOp::Job(job);
-        q.schedule(end, DevEvent::DieDone { die, gen: d.gen });
+        q.schedule(at, DevEvent::DieDone { die, gen: d.gen });
+    }
+
+    /// With paced GC, the pages a background job copies before it lets a
+    /// waiting host program go: enough for that program's pages to be
+    /// covered. None when the job runs to its end (not paced, critical,
+    /// nothing waiting, or fewer pages left than the quota).
+    fn pacing_quota(&self, die: u32, job: &Job, now: Ns) -> Option<u32> {
+        if !self.cfg.gc.pacing || job.critical || job.kind != JobKind::Gc {
+            return None;
+        }
+        if !self.program_ready(die, now) {
+            return None;
+        }
+        let planes = self.planes_of(die);
+        let host_pages = self.program_pages(planes.start) as f64 * planes.len() as f64;
+        let quota = ((host_pages * job.copies_per_host_page).ceil() as u32).max(1);
+        (quota < job.pages_left).then_some(quota)
     }
 
     /// Host I/O waits for background work only until the page copy in
     /// progress ends (or, with suspend, briefly during the erase).
     fn preempt_job(&mut self, die: u32, mut job: Job, now: Ns, q: &mut impl Timers<DevEvent>) {
+        job.quota = None;
         let copy_end = job.started + job.pages_left as u64 * job.step_ns;
         let pause_at = if now < copy_end {
             // Copies stop only between destination programs (whole one-shot
@@ -1243,7 +1283,13 @@ impl SimSsd {
                     self.commit_flush(lpa, ppa, version, now, q);
                 }
             }
-            DieOp::Job(job) => self.ftl.erase(job.victim),
+            DieOp::Job(mut job) => match job.quota.take() {
+                Some(pages) => {
+                    job.pages_left -= pages;
+                    self.dies[die as usize].paused_gc = Some(job);
+                }
+                None => self.ftl.erase(job.victim),
+            },
             DieOp::Pausing(job) => {
                 let d = &mut self.dies[die as usize];
                 match job.kind {
