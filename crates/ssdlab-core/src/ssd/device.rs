@@ -134,6 +134,10 @@ const META: u32 = u32::MAX - 1;
 /// A page waiting to be flushed and when it was queued.
 type Flush = (u32, Ns);
 
+/// The reads of one array operation and the (plane, flash page) pairs it
+/// senses.
+type ReadScratch = (Vec<ReadTx>, Vec<(u32, u32)>);
+
 #[derive(Debug, Clone)]
 enum DieOp {
     Idle,
@@ -199,6 +203,8 @@ pub struct SimSsd {
     shared_flushes: VecDeque<Flush>,
     /// A `GatherDue` event is pending.
     gather_armed: bool,
+    /// Emptied buffers of finished array reads, for the next ones.
+    read_scratch: Vec<ReadScratch>,
     /// The flash page in each plane's page register (NONE after a program or
     /// erase).
     plane_register: Vec<u32>,
@@ -270,6 +276,7 @@ impl SimSsd {
             plane_flushes: vec![VecDeque::new(); layout.planes as usize],
             shared_flushes: VecDeque::new(),
             gather_armed: false,
+            read_scratch: Vec::new(),
             plane_register: vec![NONE; layout.planes as usize],
             map_dirty: Default::default(),
             map_dirty_order: VecDeque::new(),
@@ -955,8 +962,10 @@ impl SimSsd {
         } else {
             1
         };
-        let mut txs: Vec<ReadTx> = Vec::with_capacity(max_planes);
-        let mut sensed: Vec<(u32, u32)> = Vec::with_capacity(max_planes);
+        // Buffers of finished reads are reused: no allocation per read.
+        let (mut txs, mut sensed) = self.read_scratch.pop().unwrap_or_default();
+        txs.clear();
+        sensed.clear();
         let mut array_ns = 0;
         let mut i = 0;
         let mut looked = 0;
@@ -1015,6 +1024,7 @@ impl SimSsd {
             txs.push(ReadTx { ppa, ..tx });
         }
         if txs.is_empty() {
+            self.read_scratch.push((txs, sensed));
             return self.try_start(die, now, q);
         }
         if sensed.len() > 1 {
@@ -1090,7 +1100,7 @@ impl SimSsd {
         else {
             unreachable!("ReadArrayDone without a read in progress");
         };
-        for (plane, page) in sensed {
+        for &(plane, page) in &sensed {
             self.plane_register[plane as usize] = page;
         }
         let ch = self.dies[die as usize].channel as usize;
@@ -1102,6 +1112,7 @@ impl SimSsd {
             self.read_page_out(tx.slot, self.decode_busy, q);
         }
         self.channel_busy[ch] = t;
+        self.read_scratch.push((txs, sensed));
         let d = &mut self.dies[die as usize];
         d.gen = d.gen.wrapping_add(1);
         // The die stays busy until its data has left the chip.
