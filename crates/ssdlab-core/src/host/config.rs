@@ -87,6 +87,13 @@ impl HostConfig {
         if self.nr_requests > 65_535 {
             return bad("nr_requests", "must be at most 65535");
         }
+        let second = 1_000_000_000;
+        if self.costs.idle_exit_ns > second || self.costs.idle_after_ns > second {
+            return bad(
+                "costs",
+                "idle_exit_ns and idle_after_ns must be at most 1 s",
+            );
+        }
         if self.max_request_bytes < 4096 || !self.max_request_bytes.is_multiple_of(512) {
             return bad(
                 "max_request_bytes",

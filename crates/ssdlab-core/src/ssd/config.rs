@@ -496,13 +496,16 @@ impl SsdConfig {
                     ),
                 );
             }
-            let unit = g.units_per_flash_page() * self.timing.one_shot_pages.max(1);
-            if !g.pages_per_block().is_multiple_of(unit) {
-                return err(
-                    "geometry.pages_per_block",
-                    format!("must be a whole number of programs ({unit} pages each)"),
-                );
-            }
+        }
+        let unit = g.units_per_flash_page() * self.timing.one_shot_pages.clamp(1, 8);
+        if !g.pages_per_block().is_multiple_of(unit) {
+            return err(
+                "geometry.pages_per_block",
+                format!("must be a whole number of programs ({unit} pages each)"),
+            );
+        }
+        if self.buffer.gather_ns > 1_000_000_000 {
+            return err("buffer.gather_ns", "must be at most 1 s".into());
         }
         let spread = self.timing.spread;
         if !(0.0..1.0).contains(&spread) {

@@ -597,6 +597,14 @@ impl SimSsd {
             }
             self.try_start(d, now, q);
         }
+        // Shared pages concern every die: one running background GC paces it.
+        if self.cfg.gc.pacing && !self.shared_flushes.is_empty() {
+            for d in 0..self.layout.dies {
+                if matches!(self.dies[d as usize].op, DieOp::Job(job) if job.kind == JobKind::Gc) {
+                    self.wake_for_write(d, now, q);
+                }
+            }
+        }
     }
 
     fn arm_gather(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
@@ -612,6 +620,10 @@ impl SimSsd {
         self.gather_armed = false;
         for d in self.idle_dies_channel_first() {
             self.try_start(d, now, q);
+        }
+        // Busy dies too: pages now due preempt folds and pace GC.
+        for d in 0..self.layout.dies {
+            self.wake_for_write(d, now, q);
         }
         let waiting =
             !self.shared_flushes.is_empty() || self.plane_flushes.iter().any(|f| !f.is_empty());
@@ -683,8 +695,31 @@ impl SimSsd {
             DieOp::Job(job) if job.kind == JobKind::Fold && self.program_ready(die, now) => {
                 self.preempt_job(die, job, now, q)
             }
+            DieOp::Job(job) if job.kind == JobKind::Gc && job.quota.is_none() => {
+                self.pace_running_job(die, job, now, q)
+            }
             _ => {}
         }
+    }
+
+    /// Host programs became ready while a background GC job runs unpaced:
+    /// it pauses once it has copied a quota more (paced GC only).
+    fn pace_running_job(&mut self, die: u32, mut job: Job, now: Ns, q: &mut impl Timers<DevEvent>) {
+        let Some(quota) = self.pacing_quota(die, &job, now) else {
+            return;
+        };
+        let done = ((now - job.started).div_ceil(job.step_ns) as u32).min(job.pages_left);
+        let pause_after = done + quota;
+        if pause_after >= job.pages_left {
+            return;
+        }
+        job.quota = Some(pause_after);
+        let d = &mut self.dies[die as usize];
+        d.host_turn = true;
+        d.gen = d.gen.wrapping_add(1);
+        d.op = DieOp::Job(job);
+        let at = job.started + pause_after as u64 * job.step_ns;
+        q.schedule(at, DevEvent::DieDone { die, gen: d.gen });
     }
 
     /// Pages a host program on `plane` writes at once: whole flash pages, one
@@ -862,10 +897,11 @@ impl SimSsd {
         // Per mapping page: a share of the flash-page read and of the
         // one-shot program.
         let units = self.layout.units_per_flash_page as u64;
-        let step_ns = t.flash_command_ns
+        let step_ns = (t.flash_command_ns
             + src_read / units
             + bus
-            + t.program_ns / (units * t.one_shot_pages as u64);
+            + t.program_ns / (units * t.one_shot_pages as u64))
+            .max(1);
         let opened_before = self.ftl.opened_blocks;
         let capacity = self.ftl.block_capacity(victim) as f64;
         let pages_left = self.ftl.relocate(victim);
@@ -918,7 +954,12 @@ impl SimSsd {
             return None;
         }
         let planes = self.planes_of(die);
-        let host_pages = self.program_pages(planes.start) as f64 * planes.len() as f64;
+        let programmed = if self.cfg.timing.multi_plane {
+            planes.len()
+        } else {
+            1
+        };
+        let host_pages = self.program_pages(planes.start) as f64 * programmed as f64;
         let quota = ((host_pages * job.copies_per_host_page).ceil() as u32).max(1);
         (quota < job.pages_left).then_some(quota)
     }
@@ -926,14 +967,16 @@ impl SimSsd {
     /// Host I/O waits for background work only until the page copy in
     /// progress ends (or, with suspend, briefly during the erase).
     fn preempt_job(&mut self, die: u32, mut job: Job, now: Ns, q: &mut impl Timers<DevEvent>) {
-        job.quota = None;
+        let quota = job.quota.take();
         let copy_end = job.started + job.pages_left as u64 * job.step_ns;
         let pause_at = if now < copy_end {
             // Copies stop only between destination programs (whole one-shot
             // programs of the native mode).
             let grain = (self.layout.units_per_flash_page * self.cfg.timing.one_shot_pages) as u64;
             let started = (now - job.started).div_ceil(job.step_ns);
-            let done = (started.div_ceil(grain) * grain).min(job.pages_left as u64);
+            let done = (started.div_ceil(grain) * grain)
+                .min(job.pages_left as u64)
+                .min(quota.map_or(u64::MAX, u64::from));
             job.pages_left -= done as u32;
             job.started + done * job.step_ns
         } else if let Some(s) = &self.cfg.timing.suspend {
@@ -1212,6 +1255,18 @@ impl SimSsd {
     /// The next page to program on `plane`: its own queue first, then the
     /// shared one. Entries trimmed or already flushing are dropped.
     fn next_flush(&mut self, plane: u32) -> Option<ProgramItem> {
+        // Older shared entries (mapping-table pages under static allocation)
+        // go before the plane's own, so neither starves.
+        while self.shared_flushes.front().is_some_and(|&(_, t)| {
+            self.plane_flushes[plane as usize]
+                .front()
+                .is_some_and(|&(_, own)| t < own)
+        }) {
+            let (lpa, _) = self.shared_flushes.pop_front().expect("checked");
+            if let Some(item) = self.take_flush(lpa, plane) {
+                return Some(item);
+            }
+        }
         while let Some((lpa, _)) = self.plane_flushes[plane as usize].pop_front() {
             if let Some(item) = self.take_flush(lpa, plane) {
                 return Some(item);

@@ -279,13 +279,13 @@ impl Ftl {
         (0..self.layout.pages_per_block as u16).flat_map(move |v| self.bucket(plane, v))
     }
 
-    /// Whether the host frontier of `plane` can take one more page.
     /// Whether the plane's next host page goes to an SLC-mode block.
     pub fn host_goes_to_slc(&self, plane: u32) -> bool {
         let ps = &self.planes[plane as usize];
         self.slc_blocks_per_plane > 0 && (ps.slc_open.is_some() || !ps.slc_free.is_empty())
     }
 
+    /// Whether the host frontier of `plane` can take one more page.
     pub fn can_write_host(&self, plane: u32) -> bool {
         let ps = &self.planes[plane as usize];
         let has_room =
