@@ -158,6 +158,16 @@ fn calibration_fields_are_checked() {
             "ftl.map_journal",
         ),
         ("[gc]", "[host]\nhw_queues = 0\n\n[gc]", "host.hw_queues"),
+        (
+            "[buffer]",
+            "[buffer]\ngather_ns = 2_000_000_000",
+            "buffer.gather_ns",
+        ),
+        (
+            "[gc]",
+            "[host.costs]\nidle_exit_ns = 5_000_000_000\n\n[gc]",
+            "host.costs",
+        ),
     ];
     for (at, with, key) in cases {
         let text = base().replacen(at, with, 1);
