@@ -1,0 +1,238 @@
+//! Background work on a die: GC and SLC-folding jobs, their triggers and
+//! victims, pacing against host programs, and preemption by host I/O.
+
+use super::*;
+
+impl SimSsd {
+    /// Host programs became ready while a background GC job runs unpaced:
+    /// it pauses once it has copied a quota more (paced GC only).
+    pub(super) fn pace_running_job(
+        &mut self,
+        die: u32,
+        mut job: Job,
+        now: Ns,
+        q: &mut impl Timers<DevEvent>,
+    ) {
+        let Some(quota) = self.pacing_quota(die, &job, now) else {
+            return;
+        };
+        let done = ((now - job.started).div_ceil(job.step_ns) as u32).min(job.pages_left);
+        let pause_after = done + quota;
+        if pause_after >= job.pages_left {
+            return;
+        }
+        job.quota = Some(pause_after);
+        let d = &mut self.dies[die as usize];
+        d.host_turn = true;
+        d.gen = d.gen.wrapping_add(1);
+        d.op = DieOp::Job(job);
+        let at = job.started + pause_after as u64 * job.step_ns;
+        q.schedule(at, DevEvent::DieDone { die, gen: d.gen });
+    }
+
+    /// The GC job due on this die: with `critical`, only for a plane at its
+    /// host reserve; else for any plane below the soft threshold. A paused
+    /// job resumes before a new one starts.
+    pub(super) fn next_gc(&mut self, die: u32, critical: bool) -> Option<Job> {
+        let reserve = self.ftl.host_reserve_blocks;
+        if let Some(job) = self.dies[die as usize].paused_gc {
+            // Any plane of the die at its reserve makes the paused job run to
+            // its end, so that the critical job can follow it.
+            let is_critical = self
+                .planes_of(die)
+                .any(|p| self.ftl.free_blocks(p) <= reserve);
+            if critical && !is_critical {
+                return None;
+            }
+            self.dies[die as usize].paused_gc = None;
+            return Some(Job {
+                critical: is_critical,
+                ..job
+            });
+        }
+        let enabled = self.ftl.used_share() >= self.cfg.gc.enable_at_full;
+        let global = !critical && self.cfg.gc.on_demand.global_order;
+        let mut best: Option<(f64, u32)> = None;
+        for plane in self.planes_of(die) {
+            let due = if critical {
+                self.ftl.free_blocks(plane) <= reserve
+            } else {
+                enabled && self.background_gc_due(plane)
+            };
+            if !due {
+                continue;
+            }
+            let Some(victim) = self.gc.select_victim(&self.ftl, plane, &mut self.rng) else {
+                continue;
+            };
+            if !self.ftl.can_relocate(plane, self.ftl.valid(victim) as u32) {
+                continue;
+            }
+            if !global {
+                return Some(self.new_job(JobKind::Gc, victim, critical));
+            }
+            let score = self.gc.score(&self.ftl, victim);
+            if best.is_none_or(|(s, _)| score > s) {
+                best = Some((score, victim));
+            }
+        }
+        best.map(|(_, victim)| self.new_job(JobKind::Gc, victim, false))
+    }
+
+    pub(super) fn background_gc_due(&mut self, plane: u32) -> bool {
+        let ctx = TriggerCtx {
+            ftl: &self.ftl,
+            plane,
+            now: self.clock,
+            soft_blocks: self.soft_blocks,
+        };
+        self.trigger.due(&ctx)
+    }
+
+    /// Background folding of the SLC cache, when the die has nothing else.
+    pub(super) fn next_fold(&mut self, die: u32) -> Option<Job> {
+        if let Some(job) = self.dies[die as usize].paused_fold.take() {
+            return Some(job);
+        }
+        for plane in self.planes_of(die) {
+            let Some(victim) = self.ftl.fold_candidate(plane) else {
+                continue;
+            };
+            // A fold needs at most one destination block; background GC
+            // restores the soft threshold afterwards.
+            let valid = self.ftl.valid(victim) as u32;
+            let room = valid == 0 || self.ftl.free_blocks(plane) > self.ftl.host_reserve_blocks + 1;
+            if room && self.ftl.can_relocate(plane, valid) {
+                return Some(self.new_job(JobKind::Fold, victim, false));
+            }
+        }
+        None
+    }
+
+    /// Relocates the victim's valid pages in the maps now and returns the job
+    /// that occupies the die for the copies and the erase.
+    pub(super) fn new_job(&mut self, kind: JobKind, victim: u32, critical: bool) -> Job {
+        let t = &self.cfg.timing;
+        let slc = self.cfg.slc_cache.as_ref();
+        let (src_read, erase) = match (self.ftl.is_slc(victim), slc) {
+            (true, Some(s)) => (s.read_ns, s.erase_ns),
+            _ => (t.read_ns, t.erase_ns),
+        };
+        let bus = if self.cfg.gc.copy_back {
+            0
+        } else {
+            2 * self.page_xfer_ns
+        };
+        // Per mapping page: a share of the flash-page read and of the
+        // one-shot program.
+        let units = self.layout.units_per_flash_page as u64;
+        let step_ns = (t.flash_command_ns
+            + src_read / units
+            + bus
+            + t.program_ns / (units * t.one_shot_pages as u64))
+            .max(1);
+        let opened_before = self.ftl.opened_blocks;
+        let capacity = self.ftl.block_capacity(victim) as f64;
+        let pages_left = self.ftl.relocate(victim);
+        let invalid = (capacity - pages_left as f64).max(1.0);
+        // Erasing as blocks open: the job erases the destination blocks it
+        // opens instead of its victim.
+        let erase_left = if self.cfg.ftl.erase_when_opened {
+            (self.ftl.opened_blocks - opened_before) * t.erase_ns
+        } else {
+            erase
+        };
+        Job {
+            kind,
+            critical,
+            victim,
+            pages_left,
+            step_ns,
+            erase_left,
+            started: 0,
+            copies_per_host_page: pages_left as f64 / invalid,
+            quota: None,
+        }
+    }
+
+    pub(super) fn start_job(
+        &mut self,
+        die: u32,
+        mut job: Job,
+        now: Ns,
+        q: &mut impl Timers<DevEvent>,
+    ) {
+        job.started = now;
+        self.clear_registers(die);
+        let end = now + job.pages_left as u64 * job.step_ns + job.erase_left;
+        job.quota = self.pacing_quota(die, &job, now);
+        // Paced: copy the quota, then pause for one host program.
+        let at = job
+            .quota
+            .map_or(end, |pages| now + pages as u64 * job.step_ns);
+        let d = &mut self.dies[die as usize];
+        d.host_turn = job.quota.is_some();
+        d.gen = d.gen.wrapping_add(1);
+        d.op = DieOp::Job(job);
+        q.schedule(at, DevEvent::DieDone { die, gen: d.gen });
+    }
+
+    /// With paced GC, the pages a background job copies before it lets a
+    /// waiting host program go: enough for that program's pages to be
+    /// covered. None when the job runs to its end (not paced, critical,
+    /// nothing waiting, or fewer pages left than the quota).
+    pub(super) fn pacing_quota(&self, die: u32, job: &Job, now: Ns) -> Option<u32> {
+        if !self.cfg.gc.pacing || job.critical || job.kind != JobKind::Gc {
+            return None;
+        }
+        if !self.program_ready(die, now) {
+            return None;
+        }
+        let planes = self.planes_of(die);
+        let programmed = if self.cfg.timing.multi_plane {
+            planes.len()
+        } else {
+            1
+        };
+        let host_pages = self.program_pages(planes.start) as f64 * programmed as f64;
+        let quota = ((host_pages * job.copies_per_host_page).ceil() as u32).max(1);
+        (quota < job.pages_left).then_some(quota)
+    }
+
+    /// Host I/O waits for background work only until the page copy in
+    /// progress ends (or, with suspend, briefly during the erase).
+    pub(super) fn preempt_job(
+        &mut self,
+        die: u32,
+        mut job: Job,
+        now: Ns,
+        q: &mut impl Timers<DevEvent>,
+    ) {
+        let quota = job.quota.take();
+        let copy_end = job.started + job.pages_left as u64 * job.step_ns;
+        let pause_at = if now < copy_end {
+            // Copies stop only between destination programs (whole one-shot
+            // programs of the native mode).
+            let grain = (self.layout.units_per_flash_page * self.cfg.timing.one_shot_pages) as u64;
+            let started = (now - job.started).div_ceil(job.step_ns);
+            let done = (started.div_ceil(grain) * grain)
+                .min(job.pages_left as u64)
+                .min(quota.map_or(u64::MAX, u64::from));
+            job.pages_left -= done as u32;
+            job.started + done * job.step_ns
+        } else if let Some(s) = &self.cfg.timing.suspend {
+            let erase_end = copy_end + job.erase_left;
+            job.pages_left = 0;
+            job.erase_left = erase_end - now + s.resume_ns;
+            self.counters.suspends += 1;
+            now + s.suspend_ns
+        } else {
+            return;
+        };
+        self.counters.gc_preemptions += 1;
+        let d = &mut self.dies[die as usize];
+        d.gen = d.gen.wrapping_add(1);
+        d.op = DieOp::Pausing(job);
+        q.schedule(pause_at, DevEvent::DieDone { die, gen: d.gen });
+    }
+}

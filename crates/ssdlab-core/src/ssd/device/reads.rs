@@ -1,0 +1,186 @@
+//! Host reads on the flash array: die read queues, array reads (multi-plane,
+//! page-register hits, page-type tR), the read-out over channel, decode and
+//! host link, and reads preempting background work.
+
+use super::*;
+
+impl SimSsd {
+    /// A read arrived at `die`: start it, or preempt background work for it.
+    pub(super) fn wake_for_read(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        match self.dies[die as usize].op {
+            DieOp::Idle => self.try_start(die, now, q),
+            DieOp::Job(job) if self.read_preempts(&job) => self.preempt_job(die, job, now, q),
+            // Only the array phase (after the data transfer) can be suspended.
+            DieOp::Program { end, array_ns, .. }
+                if self.cfg.timing.suspend.is_some() && end > now && now + array_ns >= end =>
+            {
+                self.suspend_program(die, now, q)
+            }
+            _ => {}
+        }
+    }
+
+    /// Reads go between the page copies of a non-critical job, except a GC
+    /// job in plane-blocking mode (folding is always background work).
+    pub(super) fn read_preempts(&self, job: &Job) -> bool {
+        !job.critical
+            && (job.kind == JobKind::Fold || self.cfg.gc.execution == GcExecution::BlockBlocking)
+    }
+
+    /// Starts an array read on `die`: one flash page per plane (several
+    /// planes with multi-plane reads), serving every queued read of that flash
+    /// page at once. A flash page already in its plane's page register needs
+    /// no array time.
+    pub(super) fn start_read(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        let max_planes = if self.cfg.timing.multi_plane {
+            self.layout.planes_per_die as usize
+        } else {
+            1
+        };
+        // Buffers of finished reads are reused: no allocation per read.
+        let (mut txs, mut sensed) = self.read_scratch.pop().unwrap_or_default();
+        txs.clear();
+        sensed.clear();
+        let mut array_ns = 0;
+        let mut i = 0;
+        let mut looked = 0;
+        while i < self.dies[die as usize].reads.len() && looked < 16 && sensed.len() < max_planes {
+            looked += 1;
+            let tx = self.dies[die as usize].reads[i];
+            // Skip on the address the read was queued with; only a read that
+            // fits is looked up again.
+            if !self.may_take_read(&sensed, tx.ppa) {
+                i += 1;
+                continue;
+            }
+            // Re-resolve: the page may have been rewritten or moved since.
+            let ppa = if self.buffer.holds(tx.lpa) {
+                NONE
+            } else {
+                self.ftl.lookup(tx.lpa)
+            };
+            if ppa == NONE {
+                self.dies[die as usize].reads.remove(i);
+                self.counters.buffer_read_hits += 1;
+                self.read_page_out(tx.slot, now + self.cfg.controller.dram_ns, q);
+                continue;
+            }
+            let plane = self.layout.plane_of(ppa);
+            let owner = self.layout.die_of_plane(plane);
+            if owner != die {
+                self.dies[die as usize].reads.remove(i);
+                self.dies[owner as usize]
+                    .reads
+                    .push_back(ReadTx { ppa, ..tx });
+                self.wake_for_read(owner, now, q);
+                continue;
+            }
+            if ppa != tx.ppa {
+                self.dies[die as usize].reads[i].ppa = ppa;
+                if !self.may_take_read(&sensed, ppa) {
+                    i += 1;
+                    continue;
+                }
+            }
+            // One page per plane and operation: a further page of the same
+            // flash page follows as a register hit.
+            let page = self.layout.flash_page_of(ppa);
+            sensed.push((plane, page));
+            if self.plane_register[plane as usize] == page {
+                self.counters.register_hits += 1;
+            } else {
+                self.counters.flash_reads += 1;
+                array_ns = array_ns.max(self.read_time(ppa));
+            }
+            self.dies[die as usize].reads.remove(i);
+            if let Err(e) = self.ftl.verify_flash_read(tx.lpa) {
+                self.integrity_error.get_or_insert(e);
+            }
+            txs.push(ReadTx { ppa, ..tx });
+        }
+        if txs.is_empty() {
+            self.read_scratch.push((txs, sensed));
+            return self.try_start(die, now, q);
+        }
+        if sensed.len() > 1 {
+            self.counters.multi_plane_ops += 1;
+        }
+        self.dies[die as usize].op = DieOp::Read { txs, sensed };
+        q.schedule(
+            now + self.cfg.timing.flash_command_ns + array_ns,
+            DevEvent::ReadArrayDone(die),
+        );
+    }
+
+    /// Whether a read at `ppa` can join the read being assembled: its plane
+    /// is not reading yet and its page address suits a multi-plane read.
+    pub(super) fn may_take_read(&self, sensed: &[(u32, u32)], ppa: u32) -> bool {
+        let plane = self.layout.plane_of(ppa);
+        sensed.iter().all(|&(p, _)| p != plane) && self.may_join_read(sensed, ppa)
+    }
+
+    /// Whether a read of `ppa` on a further plane may join a multi-plane read
+    /// of `sensed`: the same page address on each plane, unless the planes
+    /// read independently.
+    pub(super) fn may_join_read(&self, sensed: &[(u32, u32)], ppa: u32) -> bool {
+        let Some(&(_, first)) = sensed.first() else {
+            return true;
+        };
+        self.cfg.timing.independent_plane_reads
+            || self
+                .layout
+                .flash_page_in_block(first * self.layout.units_per_flash_page)
+                == self.layout.flash_page_in_block(ppa)
+    }
+
+    pub(super) fn read_time(&mut self, ppa: u32) -> Ns {
+        let nominal = self.nominal_read_time(ppa);
+        self.vary(nominal)
+    }
+
+    pub(super) fn nominal_read_time(&self, ppa: u32) -> Ns {
+        match &self.cfg.slc_cache {
+            Some(s) if self.ftl.is_slc(self.layout.block_of(ppa)) => s.read_ns,
+            _ => match &self.cfg.timing.read_ns_by_page_type {
+                Some(by_type) => {
+                    let page = self.layout.flash_page_in_block(ppa) as usize;
+                    by_type[page % by_type.len()]
+                }
+                None => self.cfg.timing.read_ns,
+            },
+        }
+    }
+
+    pub(super) fn on_read_array_done(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        let DieOp::Read { txs, sensed } =
+            std::mem::replace(&mut self.dies[die as usize].op, DieOp::Idle)
+        else {
+            unreachable!("ReadArrayDone without a read in progress");
+        };
+        for &(plane, page) in &sensed {
+            self.plane_register[plane as usize] = page;
+        }
+        let ch = self.dies[die as usize].channel as usize;
+        let mut t = self.channel_busy[ch].max(now);
+        for tx in &txs {
+            t += self.page_xfer_ns;
+            let decode = self.cfg.controller.read_page_ns;
+            self.decode_busy = self.decode_busy.max(t) + decode;
+            self.read_page_out(tx.slot, self.decode_busy, q);
+        }
+        self.channel_busy[ch] = t;
+        self.read_scratch.push((txs, sensed));
+        let d = &mut self.dies[die as usize];
+        d.gen = d.gen.wrapping_add(1);
+        // The die stays busy until its data has left the chip.
+        d.op = DieOp::ReadOut;
+        q.schedule(t, DevEvent::DieDone { die, gen: d.gen });
+    }
+
+    /// A program or erase on the die overwrites its planes' page registers.
+    pub(super) fn clear_registers(&mut self, die: u32) {
+        for plane in self.planes_of(die) {
+            self.plane_register[plane as usize] = NONE;
+        }
+    }
+}

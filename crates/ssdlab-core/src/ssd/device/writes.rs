@@ -1,0 +1,419 @@
+//! The write path: the DRAM buffer, flush queues and gathering, programs
+//! (one-shot, multi-plane, erase on open, suspend/resume), commits, and the
+//! mapping-table write-back.
+
+use super::*;
+
+impl SimSsd {
+    /// Puts one page into the buffer (room was checked).
+    pub(super) fn buffer_write(
+        &mut self,
+        slot: u32,
+        lpa: u32,
+        now: Ns,
+        q: &mut impl Timers<DevEvent>,
+    ) {
+        use std::collections::hash_map::Entry as Slot;
+        let version = self.ftl.next_version(lpa);
+        let through = self.buffer.write_through();
+        let (e, fresh) = match self.buffer.entries.entry(lpa) {
+            Slot::Vacant(v) => (v.insert(Default::default()), true),
+            Slot::Occupied(o) => (o.into_mut(), false),
+        };
+        e.version = version;
+        e.trimmed = false;
+        // Queued and not yet flushing: the queued flush takes the new version.
+        if e.flushing {
+            e.dirty_again = true;
+        }
+        if through {
+            e.waiters.push((slot, version));
+        }
+        if fresh {
+            self.enqueue_flush(lpa, now, q);
+        }
+        if !through {
+            self.page_done(slot, now + self.cfg.controller.dram_ns, q);
+        }
+    }
+
+    pub(super) fn enqueue_flush(&mut self, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        self.arm_gather(now, q);
+        match self.allocation.home_plane(lpa) {
+            Some(plane) => {
+                self.plane_flushes[plane as usize].push_back((lpa, now));
+                self.wake_for_write(self.layout.die_of_plane(plane), now, q);
+            }
+            None => {
+                self.shared_flushes.push_back((lpa, now));
+                self.offer_shared(now, q);
+            }
+        }
+    }
+
+    /// Offers the shared flush queue to the idle dies in channel-first order
+    /// until it is empty (an idle die may prefer GC, have no room, or wait to
+    /// gather a full program).
+    pub(super) fn offer_shared(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
+        for d in self.idle_dies_channel_first() {
+            if self.shared_flushes.is_empty() {
+                break;
+            }
+            self.try_start(d, now, q);
+        }
+        // Shared pages concern every die: one running background GC paces it.
+        if self.cfg.gc.pacing && !self.shared_flushes.is_empty() {
+            for d in 0..self.layout.dies {
+                if matches!(self.dies[d as usize].op, DieOp::Job(job) if job.kind == JobKind::Gc) {
+                    self.wake_for_write(d, now, q);
+                }
+            }
+        }
+    }
+
+    pub(super) fn arm_gather(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
+        let gather = self.cfg.buffer.gather_ns;
+        if gather > 0 && !self.gather_armed {
+            self.gather_armed = true;
+            q.schedule(now + gather, DevEvent::GatherDue);
+        }
+    }
+
+    /// Pages have waited long enough: idle dies program what there is.
+    pub(super) fn on_gather_due(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
+        self.gather_armed = false;
+        for d in self.idle_dies_channel_first() {
+            self.try_start(d, now, q);
+        }
+        // Busy dies too: pages now due preempt folds and pace GC.
+        for d in 0..self.layout.dies {
+            self.wake_for_write(d, now, q);
+        }
+        let waiting =
+            !self.shared_flushes.is_empty() || self.plane_flushes.iter().any(|f| !f.is_empty());
+        if waiting {
+            self.arm_gather(now, q);
+        }
+    }
+
+    /// A mapping update of a host page dirties its table page; when the
+    /// dirty-page cache overflows, the `write_back_batch` oldest dirty table
+    /// pages are queued for writing back.
+    pub(super) fn note_map_update(&mut self, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        let Some(j) = &self.cfg.ftl.map_journal else {
+            return;
+        };
+        let (table_page, limit) = (lpa / j.entries_per_page, j.dirty_pages as usize);
+        let batch = j.write_back_batch as usize;
+        if !self.map_dirty.insert(table_page) {
+            return;
+        }
+        self.map_dirty_order.push_back(table_page);
+        if self.map_dirty_order.len() <= limit {
+            return;
+        }
+        for _ in 0..batch {
+            let oldest = self.map_dirty_order.pop_front().expect("over the limit");
+            self.map_dirty.remove(&oldest);
+            self.shared_flushes.push_back((META, now));
+        }
+        self.arm_gather(now, q);
+        self.offer_shared(now, q);
+    }
+
+    pub(super) fn wake_for_write(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        match self.dies[die as usize].op {
+            DieOp::Idle => self.try_start(die, now, q),
+            DieOp::Job(job) if job.kind == JobKind::Fold && self.program_ready(die, now) => {
+                self.preempt_job(die, job, now, q)
+            }
+            DieOp::Job(job) if job.kind == JobKind::Gc && job.quota.is_none() => {
+                self.pace_running_job(die, job, now, q)
+            }
+            _ => {}
+        }
+    }
+
+    /// Pages a host program on `plane` writes at once: whole flash pages, one
+    /// per SLC-mode program, `one_shot_pages` per native one.
+    pub(super) fn program_pages(&self, plane: u32) -> usize {
+        let units = self.layout.units_per_flash_page;
+        let pages = if self.ftl.host_goes_to_slc(plane) {
+            1
+        } else {
+            self.cfg.timing.one_shot_pages
+        };
+        (units * pages) as usize
+    }
+
+    /// Whether `plane` has a full program queued, or pages that waited
+    /// `gather_ns` (always, when flushing eagerly).
+    pub(super) fn plane_ready(&self, plane: u32, now: Ns) -> bool {
+        let own = &self.plane_flushes[plane as usize];
+        let queued = own.len() + self.shared_flushes.len();
+        if queued == 0 {
+            return false;
+        }
+        let gather = self.cfg.buffer.gather_ns;
+        if gather == 0 || queued >= self.program_pages(plane) {
+            return true;
+        }
+        let oldest = [own.front(), self.shared_flushes.front()]
+            .into_iter()
+            .flatten()
+            .map(|&(_, t)| t)
+            .min()
+            .unwrap_or(now);
+        oldest + gather <= now
+    }
+
+    pub(super) fn program_ready(&self, die: u32, now: Ns) -> bool {
+        self.planes_of(die).any(|p| self.plane_ready(p, now))
+    }
+
+    /// Programs this die: on each plane (one, or several with multi-plane)
+    /// that is ready, up to one program's worth of queued pages. Returns
+    /// false when there was nothing to program.
+    pub(super) fn start_program(
+        &mut self,
+        die: u32,
+        now: Ns,
+        q: &mut impl Timers<DevEvent>,
+    ) -> bool {
+        let max_planes = if self.cfg.timing.multi_plane {
+            self.layout.planes_per_die as usize
+        } else {
+            1
+        };
+        let mut items = Vec::new();
+        let mut planes = 0;
+        for plane in self.planes_of(die) {
+            if planes == max_planes {
+                break;
+            }
+            if !self.ftl.can_write_host(plane) || !self.plane_ready(plane, now) {
+                continue;
+            }
+            let before = items.len();
+            for _ in 0..self.program_pages(plane) {
+                match self.next_flush(plane) {
+                    Some(item) => items.push(item),
+                    None => break,
+                }
+                if !self.ftl.can_write_host(plane) {
+                    break;
+                }
+            }
+            if items.len() > before {
+                planes += 1;
+            }
+        }
+        if items.is_empty() {
+            return false;
+        }
+        self.counters.flash_programs += planes as u64;
+        if planes > 1 {
+            self.counters.multi_plane_ops += 1;
+        }
+        self.clear_registers(die);
+        let ch = self.dies[die as usize].channel as usize;
+        let xfer_end = self.channel_busy[ch].max(now + self.cfg.timing.flash_command_ns)
+            + self.page_xfer_ns * items.len() as u64;
+        self.channel_busy[ch] = xfer_end;
+        // One array time per plane programmed (its first page stands for it).
+        let mut firsts: Vec<u32> = items.iter().map(|&(_, ppa, _)| ppa).collect();
+        firsts.dedup_by_key(|ppa| self.layout.plane_of(*ppa));
+        let mut prog = 0;
+        for ppa in firsts {
+            prog = prog.max(self.program_time(ppa));
+        }
+        prog += self.open_erase_time(&items);
+        let end = xfer_end + prog;
+        let d = &mut self.dies[die as usize];
+        d.gen = d.gen.wrapping_add(1);
+        d.op = DieOp::Program {
+            items,
+            end,
+            array_ns: prog,
+        };
+        q.schedule(end, DevEvent::DieDone { die, gen: d.gen });
+        true
+    }
+
+    /// The erase that must precede a program opening new blocks (with
+    /// `erase_when_opened`; the planes erase in parallel).
+    pub(super) fn open_erase_time(&self, items: &[ProgramItem]) -> Ns {
+        if !self.cfg.ftl.erase_when_opened {
+            return 0;
+        }
+        let ppb = self.layout.pages_per_block;
+        items
+            .iter()
+            .filter(|&&(_, ppa, _)| ppa % ppb == 0)
+            .map(|&(_, ppa, _)| match &self.cfg.slc_cache {
+                Some(s) if self.ftl.is_slc(self.layout.block_of(ppa)) => s.erase_ns,
+                _ => self.cfg.timing.erase_ns,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    pub(super) fn program_time(&mut self, ppa: u32) -> Ns {
+        let nominal = match &self.cfg.slc_cache {
+            Some(s) if self.ftl.is_slc(self.layout.block_of(ppa)) => s.program_ns,
+            _ => self.cfg.timing.program_ns,
+        };
+        self.vary(nominal)
+    }
+
+    /// The next page to program on `plane`: its own queue first, then the
+    /// shared one. Entries trimmed or already flushing are dropped.
+    pub(super) fn next_flush(&mut self, plane: u32) -> Option<ProgramItem> {
+        // Older shared entries (mapping-table pages under static allocation)
+        // go before the plane's own, so neither starves.
+        while self.shared_flushes.front().is_some_and(|&(_, t)| {
+            self.plane_flushes[plane as usize]
+                .front()
+                .is_some_and(|&(_, own)| t < own)
+        }) {
+            let (lpa, _) = self.shared_flushes.pop_front().expect("checked");
+            if let Some(item) = self.take_flush(lpa, plane) {
+                return Some(item);
+            }
+        }
+        while let Some((lpa, _)) = self.plane_flushes[plane as usize].pop_front() {
+            if let Some(item) = self.take_flush(lpa, plane) {
+                return Some(item);
+            }
+        }
+        while let Some((lpa, _)) = self.shared_flushes.pop_front() {
+            if let Some(item) = self.take_flush(lpa, plane) {
+                return Some(item);
+            }
+        }
+        None
+    }
+
+    /// Marks the buffered page as flushing and allocates its flash page.
+    /// None when the page no longer needs flushing (trimmed meanwhile).
+    pub(super) fn take_flush(&mut self, lpa: u32, plane: u32) -> Option<(u32, u32, u32)> {
+        if lpa == META {
+            let ppa = self.ftl.alloc_page(plane, Stream::Host)?;
+            return Some((META, ppa, 0));
+        }
+        let e = self.buffer.entries.get_mut(&lpa)?;
+        if e.trimmed || e.flushing {
+            return None;
+        }
+        e.flushing = true;
+        e.dirty_again = false;
+        e.inflight_version = e.version;
+        let version = e.version;
+        let ppa = self
+            .ftl
+            .alloc_page(plane, Stream::Host)
+            .expect("can_write_host checked");
+        Some((lpa, ppa, version))
+    }
+
+    pub(super) fn suspend_program(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        let s = self.cfg.timing.suspend.clone().expect("suspend configured");
+        let d = &mut self.dies[die as usize];
+        if d.suspended.is_some() {
+            return;
+        }
+        let DieOp::Program { items, end, .. } = std::mem::replace(&mut d.op, DieOp::Idle) else {
+            unreachable!("suspend_program on a die that is not programming");
+        };
+        // Only the array phase can be suspended; keep the remaining time.
+        let remaining = end.saturating_sub(now) + s.resume_ns;
+        d.suspended = Some((items, remaining));
+        d.suspend_read_done = false;
+        d.gen = d.gen.wrapping_add(1);
+        self.counters.suspends += 1;
+        d.op = DieOp::Suspending;
+        q.schedule(now + s.suspend_ns, DevEvent::DieDone { die, gen: d.gen });
+    }
+
+    pub(super) fn resume_program(
+        &mut self,
+        die: u32,
+        items: Vec<ProgramItem>,
+        remaining: Ns,
+        now: Ns,
+        q: &mut impl Timers<DevEvent>,
+    ) {
+        let end = now + remaining;
+        self.clear_registers(die);
+        let d = &mut self.dies[die as usize];
+        d.gen = d.gen.wrapping_add(1);
+        d.op = DieOp::Program {
+            items,
+            end,
+            array_ns: remaining,
+        };
+        q.schedule(end, DevEvent::DieDone { die, gen: d.gen });
+    }
+
+    /// A flush program finished: map it, release or re-flush the buffer entry
+    /// and let back-pressured writes in.
+    pub(super) fn commit_flush(
+        &mut self,
+        lpa: u32,
+        ppa: u32,
+        version: u32,
+        now: Ns,
+        q: &mut impl Timers<DevEvent>,
+    ) {
+        if lpa == META {
+            // The table page supersedes an older copy: count the space as
+            // garbage at once (the table is a tiny share of the flash).
+            self.ftl.commit_stale(ppa);
+            self.counters.map_pages_written += 1;
+            return;
+        }
+        let Some(e) = self.buffer.entries.get_mut(&lpa) else {
+            unreachable!("flushing page {lpa} has no buffer entry");
+        };
+        e.flushing = false;
+        if e.trimmed {
+            self.ftl.commit_stale(ppa);
+        } else {
+            self.ftl.commit(lpa, ppa, version);
+        }
+        let mapped = !e.trimmed;
+        let done: Vec<u32> = {
+            let waiters = &mut e.waiters;
+            let (ready, rest): (Vec<_>, Vec<_>) =
+                waiters.drain(..).partition(|&(_, v)| v <= version);
+            *waiters = rest;
+            ready.into_iter().map(|(s, _)| s).collect()
+        };
+        let again = e.dirty_again && !e.trimmed;
+        if again {
+            e.dirty_again = false;
+        } else {
+            self.buffer.entries.remove(&lpa);
+        }
+        for slot in done {
+            self.page_done(slot, now, q);
+        }
+        if mapped {
+            self.note_map_update(lpa, now, q);
+        }
+        if again {
+            self.enqueue_flush(lpa, now, q);
+        }
+        self.admit_waiting(now, q);
+    }
+
+    /// Lets back-pressured writes into freed buffer slots, in arrival order.
+    pub(super) fn admit_waiting(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
+        while self.buffer.has_room() {
+            let Some((slot, lpa)) = self.buffer.waiting.pop_front() else {
+                break;
+            };
+            self.buffer_write(slot, lpa, now, q);
+        }
+    }
+}
