@@ -164,6 +164,11 @@ fn calibration_fields_are_checked() {
             "buffer.gather_ns",
         ),
         (
+            "[controller]",
+            "[controller]\nread_page_ns = 99_000_000_000_000",
+            "controller.read_page_ns",
+        ),
+        (
             "[gc]",
             "[host.costs]\nidle_exit_ns = 5_000_000_000\n\n[gc]",
             "host.costs",

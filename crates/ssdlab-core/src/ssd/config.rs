@@ -507,6 +507,13 @@ impl SsdConfig {
         if self.buffer.gather_ns > 1_000_000_000 {
             return err("buffer.gather_ns", "must be at most 1 s".into());
         }
+        if let Some((key, _)) = self
+            .durations()
+            .into_iter()
+            .find(|&(_, v)| v > MAX_DURATION_NS)
+        {
+            return err(&key, "must be at most 10 s (10_000_000_000 ns)".into());
+        }
         let spread = self.timing.spread;
         if !(0.0..1.0).contains(&spread) {
             return err("timing.spread", format!("{spread} must be in [0, 1)"));
@@ -690,6 +697,43 @@ impl SsdConfig {
             }
         }
         Ok(())
+    }
+}
+
+/// The longest flash or controller time a preset may give: ten seconds keeps
+/// every sum of times far from overflowing.
+const MAX_DURATION_NS: u64 = 10_000_000_000;
+
+impl SsdConfig {
+    /// Every duration of the preset, with its dotted key.
+    fn durations(&self) -> Vec<(String, u64)> {
+        let t = &self.timing;
+        let c = &self.controller;
+        let mut all: Vec<(String, u64)> = [
+            ("timing.read_ns", t.read_ns),
+            ("timing.program_ns", t.program_ns),
+            ("timing.erase_ns", t.erase_ns),
+            ("timing.flash_command_ns", t.flash_command_ns),
+            ("controller.command_ns", c.command_ns),
+            ("controller.completion_ns", c.completion_ns),
+            ("controller.dram_ns", c.dram_ns),
+            ("controller.read_page_ns", c.read_page_ns),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        if let Some(s) = &t.suspend {
+            all.push(("timing.suspend".into(), s.suspend_ns.max(s.resume_ns)));
+        }
+        if let Some(types) = &t.read_ns_by_page_type {
+            let longest = types.iter().copied().max().unwrap_or(0);
+            all.push(("timing.read_ns_by_page_type".into(), longest));
+        }
+        if let Some(slc) = &self.slc_cache {
+            let longest = slc.read_ns.max(slc.program_ns).max(slc.erase_ns);
+            all.push(("slc_cache".into(), longest));
+        }
+        all
     }
 }
 
