@@ -289,9 +289,12 @@ impl Run {
         match ev {
             SimEvent::Dev(e) => {
                 self.dev.handle(e, now, &mut self.q);
-                for c in std::mem::take(&mut self.dev.completions) {
+                // Indexing keeps the completions' buffer (no allocation).
+                for i in 0..self.dev.completions.len() {
+                    let c = self.dev.completions[i];
                     self.block.device_completed(c, &mut self.q);
                 }
+                self.dev.completions.clear();
             }
             SimEvent::Host(e) => {
                 self.block.handle(e, now, &mut self.dev, &mut self.q);
@@ -313,12 +316,15 @@ impl Run {
     }
 
     fn deliver_done(&mut self) {
-        for d in std::mem::take(&mut self.block.done) {
+        // Drained and put back, so the buffer keeps its capacity.
+        let mut done = std::mem::take(&mut self.block.done);
+        for d in done.drain(..) {
             let j = d.bio.job;
             let at = self.jobs[j as usize].completion_seen_at(d.time);
             self.jobs[j as usize].to_complete.push_back(d);
             self.q.push(at, SimEvent::JobComplete(j));
         }
+        self.block.done = done;
     }
 
     fn unblock_jobs(&mut self, now: Ns) {
