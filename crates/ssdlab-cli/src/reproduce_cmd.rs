@@ -52,12 +52,8 @@ struct RtssArgs {
     paper: bool,
     #[arg(long, default_value = "out/k2-rtss")]
     out: PathBuf,
-    #[arg(long, default_value_t = default_jobs())]
-    jobs: usize,
-    #[arg(long, default_value = "consumer-tlc-250g")]
-    device: String,
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    #[command(flatten)]
+    common: K2Common,
     /// Override: simulated seconds per point.
     #[arg(long)]
     runtime: Option<u64>,
@@ -74,13 +70,8 @@ struct K2Args {
     /// Output directory (results.csv, report.md, report.html, figures, cache/).
     #[arg(long, default_value = "out/k2")]
     out: PathBuf,
-    /// Points run in parallel (each holds one device: about 0.5 GB for consumer-tlc-250g).
-    #[arg(long, default_value_t = default_jobs())]
-    jobs: usize,
-    #[arg(long, default_value = "consumer-tlc-250g")]
-    device: String,
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    #[command(flatten)]
+    common: K2Common,
     /// Only these operations (read, randread, write, randwrite); repeatable.
     #[arg(long = "op", value_parser = ["read", "randread", "write", "randwrite"])]
     ops: Vec<String>,
@@ -96,6 +87,27 @@ struct K2Args {
     /// Override the plan: repetitions per point.
     #[arg(long)]
     reps: Option<u32>,
+}
+
+/// What the two K2 recipes share: the device, the seed and the parallelism.
+#[derive(clap::Args)]
+struct K2Common {
+    /// Points run in parallel (each holds one device: about 0.5 GB for consumer-tlc-250g).
+    #[arg(long, default_value_t = default_jobs())]
+    jobs: usize,
+    #[arg(long, default_value = "consumer-tlc-250g")]
+    device: String,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+impl K2Common {
+    fn check(&self) -> Result<(), InputError> {
+        if self.jobs == 0 {
+            return Err(InputError::invalid("--jobs", "must be at least 1"));
+        }
+        Ok(())
+    }
 }
 
 fn default_jobs() -> usize {
@@ -140,19 +152,17 @@ fn progress_bar(what: &str) -> PointsBar {
 
 fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
     use ssdlab_core::experiment::k2_study::{report::write_rows_csv, rtss, runner::RunEnv};
-    if a.jobs == 0 {
-        return Err(InputError::invalid("--jobs", "must be at least 1"));
-    }
+    a.common.check()?;
     let runtime = a.runtime.unwrap_or(if a.paper { 10 } else { 4 });
     if runtime == 0 {
         return Err(InputError::invalid("--runtime", "must be at least 1"));
     }
-    let device = SsdConfig::load(&a.device)?;
+    let device = SsdConfig::load(&a.common.device)?;
     let host = device.default_host();
     let env = RunEnv {
         out: &a.out,
-        threads: a.jobs,
-        seed: a.seed,
+        threads: a.common.jobs,
+        seed: a.common.seed,
         device: &device,
         host: &host,
     };
@@ -167,7 +177,7 @@ fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
         "Device `{}`, {}, {runtime} s per point, seed {}; {} points computed, {} from the cache.\n",
         device.name,
         ssdlab_core::experiment::k2_study::host_description(&device, &host),
-        a.seed,
+        a.common.seed,
         computed,
         rows.len() - computed
     );
@@ -256,9 +266,7 @@ invalidation-rate trigger, prioritized victims, block-blocking (docs/model.md).\
 }
 
 fn run_k2(a: K2Args) -> Result<(), InputError> {
-    if a.jobs == 0 {
-        return Err(InputError::invalid("--jobs", "must be at least 1"));
-    }
+    a.common.check()?;
     // --quick is the default; clap rejects it together with --paper.
     let base = if a.paper && !a.quick {
         Plan::PAPER
@@ -279,12 +287,12 @@ fn run_k2(a: K2Args) -> Result<(), InputError> {
             return Err(InputError::invalid(name, "must be at least 1"));
         }
     }
-    let device = SsdConfig::load(&a.device)?;
+    let device = SsdConfig::load(&a.common.device)?;
     let opts = StudyOptions {
         plan,
         out: a.out.clone(),
-        threads: a.jobs,
-        seed: a.seed,
+        threads: a.common.jobs,
+        seed: a.common.seed,
         host: device.default_host(),
         device,
         ops: a.ops,

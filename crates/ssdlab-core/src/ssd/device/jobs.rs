@@ -22,12 +22,9 @@ impl SimSsd {
             return;
         }
         job.quota = Some(pause_after);
-        let d = &mut self.dies[die as usize];
-        d.host_turn = true;
-        d.gen = d.gen.wrapping_add(1);
-        d.op = DieOp::Job(job);
+        self.dies[die as usize].host_turn = true;
         let at = job.started + pause_after as u64 * job.step_ns;
-        q.schedule(at, DevEvent::DieDone { die, gen: d.gen });
+        self.set_die_op(die, DieOp::Job(job), at, q);
     }
 
     /// The GC job due on this die: with `critical`, only for a plane at its
@@ -113,10 +110,9 @@ impl SimSsd {
     /// that occupies the die for the copies and the erase.
     pub(super) fn new_job(&mut self, kind: JobKind, victim: u32, critical: bool) -> Job {
         let t = &self.cfg.timing;
-        let slc = self.cfg.slc_cache.as_ref();
-        let (src_read, erase) = match (self.ftl.is_slc(victim), slc) {
-            (true, Some(s)) => (s.read_ns, s.erase_ns),
-            _ => (t.read_ns, t.erase_ns),
+        let (src_read, erase) = match self.slc_mode(victim) {
+            Some(s) => (s.read_ns, s.erase_ns),
+            None => (t.read_ns, t.erase_ns),
         };
         let bus = if self.cfg.gc.copy_back {
             0
@@ -170,11 +166,8 @@ impl SimSsd {
         let at = job
             .quota
             .map_or(end, |pages| now + pages as u64 * job.step_ns);
-        let d = &mut self.dies[die as usize];
-        d.host_turn = job.quota.is_some();
-        d.gen = d.gen.wrapping_add(1);
-        d.op = DieOp::Job(job);
-        q.schedule(at, DevEvent::DieDone { die, gen: d.gen });
+        self.dies[die as usize].host_turn = job.quota.is_some();
+        self.set_die_op(die, DieOp::Job(job), at, q);
     }
 
     /// With paced GC, the pages a background job copies before it lets a
@@ -230,9 +223,6 @@ impl SimSsd {
             return;
         };
         self.counters.gc_preemptions += 1;
-        let d = &mut self.dies[die as usize];
-        d.gen = d.gen.wrapping_add(1);
-        d.op = DieOp::Pausing(job);
-        q.schedule(pause_at, DevEvent::DieDone { die, gen: d.gen });
+        self.set_die_op(die, DieOp::Pausing(job), pause_at, q);
     }
 }

@@ -16,7 +16,7 @@
 
 use super::alloc::{make_policy as make_allocation, AllocationPolicy};
 use super::buffer::WriteBuffer;
-use super::config::{GcExecution, SsdConfig};
+use super::config::{GcExecution, SlcCache, SsdConfig};
 use super::ftl::{Ftl, Stream, NONE};
 use super::gc::trigger::{make_trigger, GcTrigger, TriggerCtx};
 use super::gc::{make_policy, GcPolicy};
@@ -605,6 +605,23 @@ impl SimSsd {
     fn planes_of(&self, die: u32) -> std::ops::Range<u32> {
         let p = self.layout.planes_per_die;
         die * p..die * p + p
+    }
+
+    /// Gives the die its next operation, ending at `at` (a new generation,
+    /// so the event of an operation it replaces is ignored).
+    fn set_die_op(&mut self, die: u32, op: DieOp, at: Ns, q: &mut impl Timers<DevEvent>) {
+        let d = &mut self.dies[die as usize];
+        d.gen = d.gen.wrapping_add(1);
+        d.op = op;
+        q.schedule(at, DevEvent::DieDone { die, gen: d.gen });
+    }
+
+    /// The SLC-mode times when `block` runs in SLC mode.
+    fn slc_mode(&self, block: u32) -> Option<&SlcCache> {
+        self.cfg
+            .slc_cache
+            .as_ref()
+            .filter(|_| self.ftl.is_slc(block))
     }
 
     /// A nominal array time with the configured spread applied.

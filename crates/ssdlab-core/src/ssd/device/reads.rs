@@ -139,9 +139,9 @@ impl SimSsd {
     }
 
     pub(super) fn nominal_read_time(&self, ppa: u32) -> Ns {
-        match &self.cfg.slc_cache {
-            Some(s) if self.ftl.is_slc(self.layout.block_of(ppa)) => s.read_ns,
-            _ => match &self.cfg.timing.read_ns_by_page_type {
+        match self.slc_mode(self.layout.block_of(ppa)) {
+            Some(s) => s.read_ns,
+            None => match &self.cfg.timing.read_ns_by_page_type {
                 Some(by_type) => {
                     let page = self.layout.flash_page_in_block(ppa) as usize;
                     by_type[page % by_type.len()]
@@ -170,11 +170,8 @@ impl SimSsd {
         }
         self.channel_busy[ch] = t;
         self.read_scratch.push((txs, sensed));
-        let d = &mut self.dies[die as usize];
-        d.gen = d.gen.wrapping_add(1);
         // The die stays busy until its data has left the chip.
-        d.op = DieOp::ReadOut;
-        q.schedule(t, DevEvent::DieDone { die, gen: d.gen });
+        self.set_die_op(die, DieOp::ReadOut, t, q);
     }
 
     /// A program or erase on the die overwrites its planes' page registers.

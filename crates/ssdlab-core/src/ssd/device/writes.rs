@@ -221,22 +221,16 @@ impl SimSsd {
             + self.page_xfer_ns * items.len() as u64;
         self.channel_busy[ch] = xfer_end;
         // One array time per plane programmed (its first page stands for it).
-        let mut firsts: Vec<u32> = items.iter().map(|&(_, ppa, _)| ppa).collect();
-        firsts.dedup_by_key(|ppa| self.layout.plane_of(*ppa));
         let mut prog = 0;
-        for ppa in firsts {
-            prog = prog.max(self.program_time(ppa));
+        let mut plane = NONE;
+        for &(_, ppa, _) in &items {
+            if self.layout.plane_of(ppa) != plane {
+                plane = self.layout.plane_of(ppa);
+                prog = prog.max(self.program_time(ppa));
+            }
         }
         prog += self.open_erase_time(&items);
-        let end = xfer_end + prog;
-        let d = &mut self.dies[die as usize];
-        d.gen = d.gen.wrapping_add(1);
-        d.op = DieOp::Program {
-            items,
-            end,
-            array_ns: prog,
-        };
-        q.schedule(end, DevEvent::DieDone { die, gen: d.gen });
+        self.run_program(die, items, xfer_end + prog, prog, q);
         true
     }
 
@@ -250,18 +244,20 @@ impl SimSsd {
         items
             .iter()
             .filter(|&&(_, ppa, _)| ppa % ppb == 0)
-            .map(|&(_, ppa, _)| match &self.cfg.slc_cache {
-                Some(s) if self.ftl.is_slc(self.layout.block_of(ppa)) => s.erase_ns,
-                _ => self.cfg.timing.erase_ns,
-            })
+            .map(
+                |&(_, ppa, _)| match self.slc_mode(self.layout.block_of(ppa)) {
+                    Some(s) => s.erase_ns,
+                    None => self.cfg.timing.erase_ns,
+                },
+            )
             .max()
             .unwrap_or(0)
     }
 
     pub(super) fn program_time(&mut self, ppa: u32) -> Ns {
-        let nominal = match &self.cfg.slc_cache {
-            Some(s) if self.ftl.is_slc(self.layout.block_of(ppa)) => s.program_ns,
-            _ => self.cfg.timing.program_ns,
+        let nominal = match self.slc_mode(self.layout.block_of(ppa)) {
+            Some(s) => s.program_ns,
+            None => self.cfg.timing.program_ns,
         };
         self.vary(nominal)
     }
@@ -329,10 +325,8 @@ impl SimSsd {
         let remaining = end.saturating_sub(now) + s.resume_ns;
         d.suspended = Some((items, remaining));
         d.suspend_read_done = false;
-        d.gen = d.gen.wrapping_add(1);
         self.counters.suspends += 1;
-        d.op = DieOp::Suspending;
-        q.schedule(now + s.suspend_ns, DevEvent::DieDone { die, gen: d.gen });
+        self.set_die_op(die, DieOp::Suspending, now + s.suspend_ns, q);
     }
 
     pub(super) fn resume_program(
@@ -343,16 +337,26 @@ impl SimSsd {
         now: Ns,
         q: &mut impl Timers<DevEvent>,
     ) {
-        let end = now + remaining;
         self.clear_registers(die);
-        let d = &mut self.dies[die as usize];
-        d.gen = d.gen.wrapping_add(1);
-        d.op = DieOp::Program {
+        self.run_program(die, items, now + remaining, remaining, q);
+    }
+
+    /// The die programs `items` until `end`, the last `array_ns` of it in the
+    /// array (the part a read may suspend).
+    fn run_program(
+        &mut self,
+        die: u32,
+        items: Vec<ProgramItem>,
+        end: Ns,
+        array_ns: Ns,
+        q: &mut impl Timers<DevEvent>,
+    ) {
+        let op = DieOp::Program {
             items,
             end,
-            array_ns: remaining,
+            array_ns,
         };
-        q.schedule(end, DevEvent::DieDone { die, gen: d.gen });
+        self.set_die_op(die, op, end, q);
     }
 
     /// A flush program finished: map it, release or re-flush the buffer entry
