@@ -5,7 +5,7 @@
 //! host's deep-idle exit.
 
 use ssdlab_core::engine::EventQueue;
-use ssdlab_core::ssd::config::{MapJournal, SsdConfig};
+use ssdlab_core::ssd::config::{MapJournal, ReadAhead, SsdConfig};
 use ssdlab_core::ssd::device::{DevEvent, IoCommand, IoOp, SimSsd};
 use ssdlab_core::ssd::precondition::{precondition, Pattern, Precondition};
 
@@ -354,4 +354,77 @@ fn paced_gc_lets_host_writes_through_between_copies() {
         paced * 2 < gc_first,
         "p99 write latency paced {paced} ns, unpaced {gc_first} ns"
     );
+}
+
+fn with_read_ahead(depth: u32, chunk: u32, buffer_pages: u32) -> SsdConfig {
+    let mut cfg = small();
+    cfg.controller.read_ahead = Some(ReadAhead {
+        streams: 4,
+        depth,
+        chunk,
+        buffer_pages,
+    });
+    cfg.validate().unwrap();
+    cfg
+}
+
+#[test]
+fn read_ahead_serves_a_sequential_stream_from_dram() {
+    let mut ssd = filled(with_read_ahead(8, 4, 64), 0.5);
+    let lat = read_one_by_one(&mut ssd, 0..24);
+    // Two reads make the stream; every later page was prefetched.
+    assert_eq!(ssd.counters.read_ahead_hits, 22);
+    assert!(ssd.counters.prefetched_pages >= 22);
+    let mut plain = filled(small(), 0.5);
+    let flash = read_one_by_one(&mut plain, 0..24);
+    for i in 2..24 {
+        assert!(
+            lat[i] + ssd.cfg.timing.read_ns / 2 < flash[i],
+            "{i}: {lat:?}"
+        );
+    }
+}
+
+#[test]
+fn random_reads_start_no_read_ahead() {
+    let mut ssd = filled(with_read_ahead(8, 4, 64), 0.5);
+    read_one_by_one(&mut ssd, (0..24).map(|i| (i * 37) % 500));
+    assert_eq!(ssd.counters.prefetched_pages, 0);
+    assert_eq!(ssd.counters.read_ahead_hits, 0);
+}
+
+/// Three sequential streams read in turn at queue depth 1: the read-ahead
+/// hits they get from a buffer of `buffer_pages`.
+fn interleaved_hits(buffer_pages: u32) -> u64 {
+    let mut ssd = filled(with_read_ahead(16, 8, buffer_pages), 0.5);
+    let lpas = (0..40u32).flat_map(|i| [i, 200 + i, 400 + i]);
+    read_one_by_one(&mut ssd, lpas);
+    ssd.counters.read_ahead_hits
+}
+
+#[test]
+fn a_read_ahead_buffer_too_small_for_its_streams_thrashes() {
+    let roomy = interleaved_hits(64);
+    let small = interleaved_hits(12);
+    assert!(roomy >= 100, "{roomy}");
+    assert!(small * 2 < roomy, "{small} vs {roomy}");
+}
+
+#[test]
+fn read_ahead_never_serves_data_older_than_a_write() {
+    let mut cfg = with_read_ahead(8, 4, 64);
+    cfg.buffer.capacity_bytes = 0; // write-through: the write reaches flash
+    let mut ssd = filled(cfg, 0.5);
+    read_one_by_one(&mut ssd, 0..2); // pages 2..10 are prefetched
+    let mut q: EventQueue<DevEvent> = EventQueue::starting_at(ssd.now());
+    ssd.submit(cmd(50, IoOp::Write, 4), q.now(), &mut q)
+        .unwrap();
+    // A write racing a prefetch still in flight.
+    ssd.submit(cmd(51, IoOp::Read, 2), q.now(), &mut q).unwrap();
+    ssd.submit(cmd(52, IoOp::Write, 12), q.now(), &mut q)
+        .unwrap();
+    drain(&mut ssd, &mut q);
+    read_one_by_one(&mut ssd, 3..16);
+    assert_eq!(ssd.integrity_error, None);
+    assert!(ssd.counters.read_ahead_hits >= 8);
 }

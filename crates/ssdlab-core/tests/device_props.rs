@@ -45,7 +45,8 @@ fn tiny(variant: u8, policy: &str) -> SsdConfig {
     cfg.gc.copy_back = variant & 32 != 0;
     if variant & 64 != 0 {
         // The calibration mechanisms: 2-page flash pages, 2-page one-shot
-        // programs gathered in the buffer, spread times, table write-back.
+        // programs gathered in the buffer, spread times, table write-back,
+        // controller read-ahead.
         cfg.geometry.flash_page_size = Some(2 * cfg.geometry.page_size);
         cfg.timing.one_shot_pages = 2;
         cfg.timing.read_ns_by_page_type = Some(vec![20_000, 30_000]);
@@ -58,6 +59,13 @@ fn tiny(variant: u8, policy: &str) -> SsdConfig {
             entries_per_page: 4,
             dirty_pages: 2,
             write_back_batch: 1,
+        });
+        // Multi-page commands make short sequential streams.
+        cfg.controller.read_ahead = Some(ssdlab_core::ssd::config::ReadAhead {
+            streams: 2,
+            depth: 8,
+            chunk: 4,
+            buffer_pages: 6,
         });
     }
     cfg.validate().unwrap();

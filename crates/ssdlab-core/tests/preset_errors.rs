@@ -173,6 +173,16 @@ fn calibration_fields_are_checked() {
             "[host.costs]\nidle_exit_ns = 5_000_000_000\n\n[gc]",
             "host.costs",
         ),
+        (
+            "[gc]",
+            "[controller.read_ahead]\nstreams = 0\ndepth = 8\nchunk = 4\nbuffer_pages = 8\n\n[gc]",
+            "controller.read_ahead.streams",
+        ),
+        (
+            "[gc]",
+            "[controller.read_ahead]\nstreams = 2\ndepth = 8\nchunk = 9\nbuffer_pages = 8\n\n[gc]",
+            "controller.read_ahead.chunk",
+        ),
     ];
     for (at, with, key) in cases {
         let text = base().replacen(at, with, 1);

@@ -157,6 +157,24 @@ pub struct Controller {
     /// decode), serial across the controller (0 = none).
     #[serde(default)]
     pub read_page_ns: u64,
+    /// Read-ahead for sequential read streams (absent = none).
+    #[serde(default)]
+    pub read_ahead: Option<ReadAhead>,
+}
+
+/// Controller read-ahead: `streams` sequential streams are tracked; once a
+/// stream has read two pages in a row, the controller keeps up to `depth`
+/// pages ahead of it prefetched, topping the window up `chunk` pages at a
+/// time, into a read-ahead buffer of `buffer_pages` pages (a page being
+/// prefetched holds its place; a page handed to the host frees it; the
+/// oldest is evicted first).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ReadAhead {
+    pub streams: u32,
+    pub depth: u32,
+    pub chunk: u32,
+    pub buffer_pages: u32,
 }
 
 impl Default for Controller {
@@ -169,6 +187,7 @@ impl Default for Controller {
             link_mbs: 3_200,
             dram_ns: 1_000,
             read_page_ns: 0,
+            read_ahead: None,
         }
     }
 }
@@ -547,6 +566,22 @@ impl SsdConfig {
                     "ftl.map_journal",
                     "entries_per_page, dirty_pages and write_back_batch must be greater than zero, write_back_batch at most dirty_pages".into(),
                 );
+            }
+        }
+        if let Some(ra) = &self.controller.read_ahead {
+            let limits = [
+                ("streams", ra.streams, 1024),
+                ("depth", ra.depth, 65_536),
+                ("chunk", ra.chunk, ra.depth),
+                ("buffer_pages", ra.buffer_pages, 1 << 24),
+            ];
+            for (key, v, max) in limits {
+                if v == 0 || v > max {
+                    return err(
+                        &format!("controller.read_ahead.{key}"),
+                        format!("{v} is outside 1 ..= {max}"),
+                    );
+                }
             }
         }
         if g.pages_per_block() > u16::MAX as u32 {

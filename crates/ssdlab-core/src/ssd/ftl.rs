@@ -594,6 +594,13 @@ impl Ftl {
         }
     }
 
+    /// The version of `lpa` last written (0 when unchecked).
+    pub fn version(&self, lpa: u32) -> u32 {
+        self.integrity
+            .as_ref()
+            .map_or(0, |ig| ig.expected[lpa as usize])
+    }
+
     /// Checks that the flash copy of `lpa` is the version last written.
     pub fn verify_flash_read(&self, lpa: u32) -> Result<(), String> {
         let Some(ig) = &self.integrity else {

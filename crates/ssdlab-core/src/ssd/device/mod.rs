@@ -27,6 +27,7 @@ use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
 
 mod jobs;
+mod read_ahead;
 mod reads;
 mod writes;
 
@@ -98,6 +99,10 @@ pub struct DeviceCounters {
     pub gc_preemptions: u64,
     pub suspends: u64,
     pub multi_plane_ops: u64,
+    /// Pages the controller read ahead on its own (controller.read_ahead).
+    pub prefetched_pages: u64,
+    /// Host reads served from the read-ahead buffer.
+    pub read_ahead_hits: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -238,6 +243,7 @@ pub struct SimSsd {
     pub integrity_error: Option<String>,
     /// The latest time the device was driven at.
     clock: Ns,
+    read_ahead: Option<read_ahead::ReadAheadState>,
 }
 
 impl SimSsd {
@@ -304,6 +310,11 @@ impl SimSsd {
             completions: Vec::new(),
             integrity_error: None,
             clock: 0,
+            read_ahead: cfg
+                .controller
+                .read_ahead
+                .clone()
+                .map(read_ahead::ReadAheadState::new),
             ftl,
             layout,
             cfg,
@@ -499,11 +510,22 @@ impl SimSsd {
         }
     }
 
+    /// A host read of one page: from the write buffer, the read-ahead buffer
+    /// or flash; then the read-ahead it calls for (after the demand read, so
+    /// that prefetches queue behind it).
     fn read_page(&mut self, slot: u32, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        self.demand_read(slot, lpa, now, q);
+        self.read_ahead_issue(lpa, now, q);
+    }
+
+    fn demand_read(&mut self, slot: u32, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
         let dram = now + self.cfg.controller.dram_ns;
         if self.buffer.holds(lpa) {
             self.counters.buffer_read_hits += 1;
             self.read_page_out(slot, dram, q);
+            return;
+        }
+        if self.read_ahead_lookup(slot, lpa, now, q) {
             return;
         }
         let ppa = self.ftl.lookup(lpa);
@@ -521,6 +543,9 @@ impl SimSsd {
     }
 
     fn write_page(&mut self, slot: u32, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        if let Some(ra) = self.read_ahead.as_mut() {
+            ra.invalidate(lpa);
+        }
         if !self.buffer.has_room() && !self.buffer.entries.contains_key(&lpa) {
             self.counters.write_stalls += 1;
             self.buffer.waiting.push_back((slot, lpa));
@@ -533,6 +558,9 @@ impl SimSsd {
     /// write-through waiters complete: the trim supersedes their data); one
     /// being programmed is marked so that its commit maps nothing.
     fn trim_page(&mut self, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        if let Some(ra) = self.read_ahead.as_mut() {
+            ra.invalidate(lpa);
+        }
         let mut superseded = Vec::new();
         if let Some(e) = self.buffer.entries.get_mut(&lpa) {
             if e.flushing {

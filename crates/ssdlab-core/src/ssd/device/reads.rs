@@ -2,6 +2,7 @@
 //! page-register hits, page-type tR), the read-out over channel, decode and
 //! host link, and reads preempting background work.
 
+use super::read_ahead::{is_prefetch, Held, PREFETCH, PROMOTED};
 use super::*;
 
 impl SimSsd {
@@ -44,9 +45,20 @@ impl SimSsd {
         let mut array_ns = 0;
         let mut i = 0;
         let mut looked = 0;
+        // Reads a host waits for go before the controller's own prefetches.
+        let demand_only = self.read_ahead.is_some()
+            && self.dies[die as usize]
+                .reads
+                .iter()
+                .take(16)
+                .any(|tx| tx.slot != PREFETCH);
         while i < self.dies[die as usize].reads.len() && looked < 16 && sensed.len() < max_planes {
             looked += 1;
             let tx = self.dies[die as usize].reads[i];
+            if demand_only && tx.slot == PREFETCH {
+                i += 1;
+                continue;
+            }
             // Skip on the address the read was queued with; only a read that
             // fits is looked up again.
             if !self.may_take_read(&sensed, tx.ppa) {
@@ -61,8 +73,10 @@ impl SimSsd {
             };
             if ppa == NONE {
                 self.dies[die as usize].reads.remove(i);
-                self.counters.buffer_read_hits += 1;
-                self.read_page_out(tx.slot, now + self.cfg.controller.dram_ns, q);
+                if !is_prefetch(tx.slot) {
+                    self.counters.buffer_read_hits += 1;
+                }
+                self.deliver(tx, now + self.cfg.controller.dram_ns, q);
                 continue;
             }
             let plane = self.layout.plane_of(ppa);
@@ -166,7 +180,7 @@ impl SimSsd {
             t += self.page_xfer_ns;
             let decode = self.cfg.controller.read_page_ns;
             self.decode_busy = self.decode_busy.max(t) + decode;
-            self.read_page_out(tx.slot, self.decode_busy, q);
+            self.deliver(*tx, self.decode_busy, q);
         }
         self.channel_busy[ch] = t;
         self.read_scratch.push((txs, sensed));
@@ -178,6 +192,107 @@ impl SimSsd {
     pub(super) fn clear_registers(&mut self, die: u32) {
         for plane in self.planes_of(die) {
             self.plane_register[plane as usize] = NONE;
+        }
+    }
+
+    /// A read's data is decoded at `at`: a host read leaves over the link, a
+    /// prefetch lands in the read-ahead buffer and serves its waiters.
+    fn deliver(&mut self, tx: ReadTx, at: Ns, q: &mut impl Timers<DevEvent>) {
+        if !is_prefetch(tx.slot) {
+            return self.read_page_out(tx.slot, at, q);
+        }
+        let waiters = match self.read_ahead.as_mut() {
+            Some(ra) => ra.complete(tx.lpa, at),
+            None => Vec::new(),
+        };
+        for slot in waiters {
+            self.read_page_out(slot, at + self.cfg.controller.dram_ns, q);
+        }
+    }
+
+    /// Serves a host read from the read-ahead buffer if its page is there or
+    /// on its way; returns whether it did.
+    pub(super) fn read_ahead_lookup(
+        &mut self,
+        slot: u32,
+        lpa: u32,
+        now: Ns,
+        q: &mut impl Timers<DevEvent>,
+    ) -> bool {
+        let Some(ra) = self.read_ahead.as_ref() else {
+            return false;
+        };
+        let (version, ready) = match ra.find(lpa) {
+            Held::Ready(at, version) => (version, Some(at)),
+            Held::Pending(version) => (version, None),
+            Held::Absent => return false,
+        };
+        match ready {
+            Some(at) => {
+                self.read_ahead.as_mut().expect("read-ahead on").take(lpa);
+                let at = at.max(now) + self.cfg.controller.dram_ns;
+                self.read_page_out(slot, at, q);
+            }
+            None => {
+                self.read_ahead
+                    .as_mut()
+                    .expect("read-ahead on")
+                    .wait(lpa, slot);
+                self.promote_prefetch(lpa);
+            }
+        }
+        self.counters.read_ahead_hits += 1;
+        if version != self.ftl.version(lpa) {
+            let e = format!("read-ahead served lpa {lpa} at version {version}, not the latest");
+            self.integrity_error.get_or_insert(e);
+        }
+        true
+    }
+
+    /// Issues the prefetches a host read of `lpa` calls for.
+    pub(super) fn read_ahead_issue(&mut self, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        let logical = self.layout.logical_pages;
+        let Some(ra) = self.read_ahead.as_mut() else {
+            return;
+        };
+        for next in ra.on_host_read(lpa, logical) {
+            let ra = self.read_ahead.as_mut().expect("read-ahead on");
+            if !ra.has_room(now) {
+                break;
+            }
+            if ra.is_known(next) || self.buffer.holds(next) {
+                continue;
+            }
+            let ppa = self.ftl.lookup(next);
+            if ppa == NONE {
+                continue;
+            }
+            ra.issue(next, self.ftl.version(next));
+            self.counters.prefetched_pages += 1;
+            let die = self.layout.die_of_plane(self.layout.plane_of(ppa));
+            self.dies[die as usize].reads.push_back(ReadTx {
+                slot: PREFETCH,
+                lpa: next,
+                ppa,
+            });
+            self.wake_for_read(die, now, q);
+        }
+    }
+
+    /// A host read waits for the prefetch of `lpa`: the prefetch keeps its
+    /// place in its die's queue but is now served as a host read.
+    fn promote_prefetch(&mut self, lpa: u32) {
+        let ppa = self.ftl.lookup(lpa);
+        if ppa == NONE {
+            return;
+        }
+        let die = self.layout.die_of_plane(self.layout.plane_of(ppa)) as usize;
+        if let Some(tx) = self.dies[die]
+            .reads
+            .iter_mut()
+            .find(|tx| tx.slot == PREFETCH && tx.lpa == lpa)
+        {
+            tx.slot = PROMOTED;
         }
     }
 }
