@@ -428,3 +428,26 @@ fn read_ahead_never_serves_data_older_than_a_write() {
     assert_eq!(ssd.integrity_error, None);
     assert!(ssd.counters.read_ahead_hits >= 8);
 }
+
+#[test]
+fn a_write_waiting_for_buffer_space_still_supersedes_read_ahead() {
+    let mut cfg = with_read_ahead(8, 4, 64);
+    cfg.buffer.capacity_bytes = 2 * cfg.geometry.page_size as u64;
+    let mut ssd = filled(cfg, 0.5);
+    let mut q: EventQueue<DevEvent> = EventQueue::starting_at(ssd.now());
+    // Fill the buffer, then write page 6: it waits for space while a new
+    // stream (pages 4, 5) reads it ahead.
+    for i in 0..4 {
+        ssd.submit(cmd(100 + i, IoOp::Write, 300 + i as u32), q.now(), &mut q)
+            .unwrap();
+    }
+    ssd.submit(cmd(50, IoOp::Write, 6), q.now(), &mut q)
+        .unwrap();
+    ssd.submit(cmd(60, IoOp::Read, 4), q.now(), &mut q).unwrap();
+    ssd.submit(cmd(61, IoOp::Read, 5), q.now(), &mut q).unwrap();
+    drain(&mut ssd, &mut q);
+    assert!(ssd.counters.write_stalls > 0, "the write waited for space");
+    assert!(ssd.counters.prefetched_pages > 0);
+    read_one_by_one(&mut ssd, 6..12);
+    assert_eq!(ssd.integrity_error, None);
+}

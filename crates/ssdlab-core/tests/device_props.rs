@@ -75,6 +75,8 @@ fn tiny(variant: u8, policy: &str) -> SsdConfig {
 #[derive(Debug, Clone)]
 struct Step {
     op: IoOp,
+    /// Continue where the previous command ended (sequential streams).
+    follow: bool,
     lpa_frac: f64,
     pages: u32,
     gap_ns: u64,
@@ -83,16 +85,18 @@ struct Step {
 fn step() -> impl Strategy<Value = Step> {
     (
         0u8..10,
+        prop::bool::weighted(0.4),
         0.0f64..1.0,
         1u32..4,
         prop_oneof![Just(0u64), 0u64..200_000],
     )
-        .prop_map(|(k, f, pages, gap_ns)| Step {
+        .prop_map(|(k, follow, f, pages, gap_ns)| Step {
             op: match k {
                 0..=3 => IoOp::Write,
                 4..=8 => IoOp::Read,
                 _ => IoOp::Trim,
             },
+            follow,
             lpa_frac: f,
             pages,
             gap_ns,
@@ -107,6 +111,7 @@ fn drive(ssd: &mut SimSsd, steps: &[Step]) -> u64 {
     let mut t = q.now();
     let mut done = 0u64;
     let mut events = 0u64;
+    let mut next_lpa = 0u32;
     for (i, s) in steps.iter().enumerate() {
         t += s.gap_ns;
         while q.peek_time().is_some_and(|et| et <= t) {
@@ -118,7 +123,11 @@ fn drive(ssd: &mut SimSsd, steps: &[Step]) -> u64 {
             }
         }
         let pages = s.pages.min(logical);
-        let lpa = ((s.lpa_frac * (logical - pages + 1) as f64) as u32).min(logical - pages);
+        let mut lpa = ((s.lpa_frac * (logical - pages + 1) as f64) as u32).min(logical - pages);
+        if s.follow && next_lpa + pages <= logical {
+            lpa = next_lpa;
+        }
+        next_lpa = lpa + pages;
         let cmd = IoCommand {
             id: i as u64,
             op: s.op,
@@ -178,7 +187,14 @@ fn heavy_overwrites_run_gc_and_keep_integrity() {
         precondition(&mut ssd, &Precondition::full(), 7).unwrap();
         let steps: Vec<Step> = (0..3000)
             .map(|i| Step {
-                op: if i % 3 == 0 { IoOp::Read } else { IoOp::Write },
+                // Runs of four reads or eight writes, mostly each command
+                // following the previous one.
+                op: if (i / 4) % 3 == 0 {
+                    IoOp::Read
+                } else {
+                    IoOp::Write
+                },
+                follow: i % 6 != 0,
                 lpa_frac: ((i * 7919) % 1000) as f64 / 1000.0,
                 pages: 1 + (i % 2) as u32,
                 gap_ns: if i % 5 == 0 { 100_000 } else { 0 },
@@ -189,6 +205,12 @@ fn heavy_overwrites_run_gc_and_keep_integrity() {
             ssd.ftl.counters.gc_invocations > 0,
             "variant {variant}: GC ran"
         );
+        if variant & 64 != 0 {
+            assert!(
+                ssd.counters.read_ahead_hits > 0,
+                "variant {variant}: read-ahead served reads"
+            );
+        }
         ssd.check_invariants().unwrap();
     }
 }

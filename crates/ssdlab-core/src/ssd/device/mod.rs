@@ -508,17 +508,16 @@ impl SimSsd {
                 }
             }
         }
+        // After the command's own reads, so that its prefetches queue
+        // behind them.
+        if op == IoOp::Read {
+            self.read_ahead_issue(lpa0, pages, now, q);
+        }
     }
 
     /// A host read of one page: from the write buffer, the read-ahead buffer
-    /// or flash; then the read-ahead it calls for (after the demand read, so
-    /// that prefetches queue behind it).
+    /// or flash.
     fn read_page(&mut self, slot: u32, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
-        self.demand_read(slot, lpa, now, q);
-        self.read_ahead_issue(lpa, now, q);
-    }
-
-    fn demand_read(&mut self, slot: u32, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
         let dram = now + self.cfg.controller.dram_ns;
         if self.buffer.holds(lpa) {
             self.counters.buffer_read_hits += 1;
@@ -601,8 +600,7 @@ impl SimSsd {
         // A suspended program admits one read operation, then resumes (a
         // later read may suspend it again).
         if self.dies[die as usize].suspended.is_some() {
-            if self.dies[die as usize].suspend_read_done || self.dies[die as usize].reads.is_empty()
-            {
+            if self.dies[die as usize].suspend_read_done || !self.has_host_read(die) {
                 let (items, rem) = self.dies[die as usize].suspended.take().expect("checked");
                 return self.resume_program(die, items, rem, now, q);
             }
@@ -612,7 +610,10 @@ impl SimSsd {
         if let Some(job) = self.next_gc(die, true) {
             return self.start_job(die, job, now, q);
         }
-        if !self.dies[die as usize].reads.is_empty() {
+        // The controller's own prefetches wait for host programs and GC.
+        let reads = &self.dies[die as usize].reads;
+        let prefetches_only = !reads.is_empty() && !self.has_host_read(die);
+        if !reads.is_empty() && !prefetches_only {
             return self.start_read(die, now, q);
         }
         if std::mem::take(&mut self.dies[die as usize].host_turn) && self.start_program(die, now, q)
@@ -624,6 +625,9 @@ impl SimSsd {
         }
         if self.start_program(die, now, q) {
             return;
+        }
+        if prefetches_only {
+            return self.start_read(die, now, q);
         }
         if let Some(job) = self.next_fold(die) {
             self.start_job(die, job, now, q);

@@ -1,6 +1,6 @@
 //! Controller read-ahead (`controller.read_ahead`): the firmware tracks a few
-//! sequential read streams by their next logical page and, once a stream has
-//! read two pages in a row, reads ahead of it into a small DRAM read-ahead
+//! read streams by their next logical page and, once two read commands of a
+//! stream follow each other, reads ahead of it into a small read-ahead
 //! buffer. Prefetches are ordinary array reads: they queue at the dies, cross
 //! the channel and take the controller's decode path like host reads, so
 //! work the host cannot see (and K2 cannot bound) sits in front of later
@@ -10,7 +10,8 @@
 use crate::engine::Ns;
 use crate::ssd::config::ReadAhead as ReadAheadConfig;
 use rustc_hash::FxHashMap;
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 use std::ops::Range;
 
 /// The slot of a read the controller issued on its own.
@@ -23,7 +24,7 @@ pub(super) fn is_prefetch(slot: u32) -> bool {
     slot == PREFETCH || slot == PROMOTED
 }
 
-/// Reads of this many pages in a row make a stream sequential.
+/// Host read commands in a row that make a stream sequential.
 const SEQUENTIAL_RUN: u32 = 2;
 
 #[derive(Debug, Clone, Copy)]
@@ -64,6 +65,8 @@ pub(super) struct ReadAheadState {
     cfg: ReadAheadConfig,
     streams: Vec<Stream>,
     tick: u64,
+    /// The stream of the last host read command.
+    current: Option<usize>,
     /// Prefetched pages in the buffer: the time their data is there and the
     /// version read (checked runs).
     held: FxHashMap<u32, HeldPage>,
@@ -75,9 +78,8 @@ pub(super) struct ReadAheadState {
     /// Prefetches in flight: the version read, the host reads waiting, and
     /// whether the page was written since (then its data is not kept).
     pending: FxHashMap<u32, Pending>,
-    /// When the data of prefetches already read but still being decoded
-    /// lands, in order (the decode path is first come, first served).
-    landing: VecDeque<Ns>,
+    /// When prefetched pages already read finish decoding.
+    landing: BinaryHeap<Reverse<Ns>>,
 }
 
 impl ReadAheadState {
@@ -86,11 +88,12 @@ impl ReadAheadState {
             cfg,
             streams: Vec::new(),
             tick: 0,
+            current: None,
             held: Default::default(),
             order: VecDeque::new(),
             inserted: 0,
             pending: Default::default(),
-            landing: VecDeque::new(),
+            landing: BinaryHeap::new(),
         }
     }
 
@@ -111,62 +114,72 @@ impl ReadAheadState {
         }
     }
 
-    /// Records a host read of `lpa` and returns the pages to prefetch now:
-    /// the stream's window of `depth` pages ahead, topped up when half of it
-    /// is used.
-    pub fn on_host_read(&mut self, lpa: u32, logical_pages: u32) -> Range<u32> {
+    /// Records a host read command of `pages` pages from `lpa` and returns
+    /// the pages to prefetch now: the stream's window of `depth` pages after
+    /// the command, topped up `chunk` pages at a time. Streams are told
+    /// apart by commands, as a firmware sees them: one command of several
+    /// pages is one access, and the second command that continues another
+    /// makes a stream sequential.
+    pub fn on_host_read(&mut self, lpa: u32, pages: u32, logical_pages: u32) -> Range<u32> {
         self.tick += 1;
         let tick = self.tick;
-        let i = match self.streams.iter().position(|s| s.next == lpa) {
-            Some(i) => {
-                let s = &mut self.streams[i];
-                s.run += 1;
-                s.next = lpa + 1;
-                s.last_used = tick;
-                i
-            }
-            None => {
-                let fresh = Stream {
-                    next: lpa + 1,
-                    issued_to: lpa + 1,
-                    run: 1,
-                    last_used: tick,
-                };
-                if self.streams.len() < self.cfg.streams as usize {
-                    self.streams.push(fresh);
-                    return 0..0;
-                }
+        let end = lpa.saturating_add(pages);
+        let Some(i) = self.streams.iter().position(|s| s.next == lpa) else {
+            let fresh = Stream {
+                next: end,
+                issued_to: end,
+                run: 1,
+                last_used: tick,
+            };
+            let i = if self.streams.len() < self.cfg.streams as usize {
+                self.streams.push(fresh);
+                self.streams.len() - 1
+            } else {
                 let lru = (0..self.streams.len())
                     .min_by_key(|&i| self.streams[i].last_used)
                     .expect("at least one stream");
                 self.streams[lru] = fresh;
-                return 0..0;
-            }
+                lru
+            };
+            self.current = Some(i);
+            return 0..0;
         };
+        self.current = Some(i);
         let s = &mut self.streams[i];
+        s.run = s.run.saturating_add(1);
+        s.next = end;
+        s.last_used = tick;
         let depth = self.cfg.depth;
-        if s.run < SEQUENTIAL_RUN
-            || s.issued_to.saturating_sub(lpa) > depth - self.cfg.chunk.min(depth)
-        {
+        let ahead = s.issued_to.saturating_sub(end);
+        if s.run < SEQUENTIAL_RUN || ahead > depth - self.cfg.chunk.min(depth) {
             return 0..0;
         }
-        let from = s.issued_to.max(lpa + 1);
-        let to = (lpa + 1).saturating_add(depth).min(logical_pages);
-        s.issued_to = to.max(from);
-        from..to.max(from)
+        let from = s.issued_to.max(end);
+        let to = end.saturating_add(depth).min(logical_pages).max(from);
+        s.issued_to = to;
+        from..to
     }
 
-    /// Whether buffer space is left for one more prefetch: a page being
-    /// prefetched holds its buffer slot until it lands.
-    pub fn has_room(&mut self, now: Ns) -> bool {
-        while self.landing.front().is_some_and(|&at| at <= now) {
-            self.landing.pop_front();
+    /// The current stream's prefetches stop before `lpa` (no place left):
+    /// the window is topped up from there later.
+    pub fn stop_at(&mut self, lpa: u32) {
+        if let Some(s) = self.current.and_then(|i| self.streams.get_mut(i)) {
+            s.issued_to = s.issued_to.min(lpa);
         }
-        self.pending.len() + self.landing.len() < self.cfg.buffer_pages as usize
     }
 
     pub fn is_known(&self, lpa: u32) -> bool {
         self.held.contains_key(&lpa) || self.pending.contains_key(&lpa)
+    }
+
+    /// Whether one more prefetch may start: at most `buffer_pages` are
+    /// being read or decoded (staged in the controller before they reach
+    /// the buffer, or handed on to a waiting host read).
+    pub fn has_room(&mut self, now: Ns) -> bool {
+        while self.landing.peek().is_some_and(|&Reverse(at)| at <= now) {
+            self.landing.pop();
+        }
+        self.pending.len() + self.landing.len() < self.cfg.buffer_pages as usize
     }
 
     pub fn issue(&mut self, lpa: u32, version: u32) {
@@ -178,43 +191,47 @@ impl ReadAheadState {
         self.pending.insert(lpa, p);
     }
 
-    /// The prefetch of `lpa` has its data in DRAM at `at`: keeps it (evicting
-    /// the oldest page when full) and returns the host reads waiting for it.
+    /// The prefetch of `lpa` has its data decoded at `at`: keeps it unless a
+    /// host read already waits for it or it went stale, and returns the
+    /// waiting host reads.
     pub fn complete(&mut self, lpa: u32, at: Ns) -> Vec<u32> {
         let Some(p) = self.pending.remove(&lpa) else {
             return Vec::new();
         };
-        self.landing.push_back(at);
-        // A page a host read waits for is handed over as it lands and its
-        // buffer slot freed; only pages nobody asked for yet are kept.
+        // The page occupies the staging area until its data is decoded.
+        self.landing.push(Reverse(at));
         if !p.stale && p.waiters.is_empty() {
             self.inserted += 1;
             let seq = self.inserted;
             let version = p.version;
             self.held.insert(lpa, HeldPage { at, version, seq });
             self.order.push_back((lpa, seq));
-            self.evict();
+            while self.held.len() > self.cfg.buffer_pages as usize && self.evict_oldest() {}
         }
         p.waiters
     }
 
-    /// A host read took the prefetched copy of `lpa`: its slot is free.
+    /// A host read took the prefetched copy of `lpa`: its place is free.
     pub fn take(&mut self, lpa: u32) {
         self.held.remove(&lpa);
+        self.prune_order();
     }
 
-    /// Drops the oldest pages beyond the buffer's capacity. `order` may name
-    /// pages already taken; they are skipped (and pruned when they pile up).
-    fn evict(&mut self) {
-        while self.held.len() > self.cfg.buffer_pages as usize {
-            let Some((old, seq)) = self.order.pop_front() else {
-                break;
-            };
+    /// Evicts the oldest page held; false if none is. `order` may name pages
+    /// already taken; they are skipped.
+    fn evict_oldest(&mut self) -> bool {
+        while let Some((old, seq)) = self.order.pop_front() {
             if self.held.get(&old).is_some_and(|h| h.seq == seq) {
                 self.held.remove(&old);
+                return true;
             }
         }
-        if self.order.len() > 4 * self.cfg.buffer_pages as usize + 64 {
+        false
+    }
+
+    /// Drops the names of taken pages from `order` when they pile up.
+    fn prune_order(&mut self) {
+        if self.order.len() > 2 * self.held.len() + 64 {
             let held = &self.held;
             self.order
                 .retain(|(p, seq)| held.get(p).is_some_and(|h| h.seq == *seq));
@@ -223,7 +240,9 @@ impl ReadAheadState {
 
     /// `lpa` is written or trimmed: a prefetched copy is stale.
     pub fn invalidate(&mut self, lpa: u32) {
-        self.held.remove(&lpa);
+        if self.held.remove(&lpa).is_some() {
+            self.prune_order();
+        }
         if let Some(p) = self.pending.get_mut(&lpa) {
             p.stale = true;
         }

@@ -46,12 +46,7 @@ impl SimSsd {
         let mut i = 0;
         let mut looked = 0;
         // Reads a host waits for go before the controller's own prefetches.
-        let demand_only = self.read_ahead.is_some()
-            && self.dies[die as usize]
-                .reads
-                .iter()
-                .take(16)
-                .any(|tx| tx.slot != PREFETCH);
+        let demand_only = self.has_host_read(die);
         while i < self.dies[die as usize].reads.len() && looked < 16 && sensed.len() < max_planes {
             looked += 1;
             let tx = self.dies[die as usize].reads[i];
@@ -124,6 +119,16 @@ impl SimSsd {
             now + self.cfg.timing.flash_command_ns + array_ns,
             DevEvent::ReadArrayDone(die),
         );
+    }
+
+    /// Whether a host read (or a prefetch one waits for) is among the reads
+    /// the die scheduler looks at.
+    pub(super) fn has_host_read(&self, die: u32) -> bool {
+        self.dies[die as usize]
+            .reads
+            .iter()
+            .take(16)
+            .any(|tx| tx.slot != PREFETCH)
     }
 
     /// Whether a read at `ppa` can join the read being assembled: its plane
@@ -238,7 +243,7 @@ impl SimSsd {
                     .as_mut()
                     .expect("read-ahead on")
                     .wait(lpa, slot);
-                self.promote_prefetch(lpa);
+                self.promote_prefetch(lpa, now, q);
             }
         }
         self.counters.read_ahead_hits += 1;
@@ -249,23 +254,30 @@ impl SimSsd {
         true
     }
 
-    /// Issues the prefetches a host read of `lpa` calls for.
-    pub(super) fn read_ahead_issue(&mut self, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+    /// Issues the prefetches a host read command calls for.
+    pub(super) fn read_ahead_issue(
+        &mut self,
+        lpa: u32,
+        pages: u32,
+        now: Ns,
+        q: &mut impl Timers<DevEvent>,
+    ) {
         let logical = self.layout.logical_pages;
         let Some(ra) = self.read_ahead.as_mut() else {
             return;
         };
-        for next in ra.on_host_read(lpa, logical) {
+        for next in ra.on_host_read(lpa, pages, logical) {
             let ra = self.read_ahead.as_mut().expect("read-ahead on");
-            if !ra.has_room(now) {
-                break;
-            }
             if ra.is_known(next) || self.buffer.holds(next) {
                 continue;
             }
             let ppa = self.ftl.lookup(next);
             if ppa == NONE {
                 continue;
+            }
+            if !ra.has_room(now) {
+                ra.stop_at(next);
+                break;
             }
             ra.issue(next, self.ftl.version(next));
             self.counters.prefetched_pages += 1;
@@ -275,24 +287,29 @@ impl SimSsd {
                 lpa: next,
                 ppa,
             });
-            self.wake_for_read(die, now, q);
+            // Background work: a prefetch starts an idle die but suspends
+            // and preempts nothing.
+            if matches!(self.dies[die as usize].op, DieOp::Idle) {
+                self.try_start(die, now, q);
+            }
         }
     }
 
     /// A host read waits for the prefetch of `lpa`: the prefetch keeps its
     /// place in its die's queue but is now served as a host read.
-    fn promote_prefetch(&mut self, lpa: u32) {
+    fn promote_prefetch(&mut self, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
         let ppa = self.ftl.lookup(lpa);
         if ppa == NONE {
             return;
         }
-        let die = self.layout.die_of_plane(self.layout.plane_of(ppa)) as usize;
-        if let Some(tx) = self.dies[die]
+        let die = self.layout.die_of_plane(self.layout.plane_of(ppa));
+        if let Some(tx) = self.dies[die as usize]
             .reads
             .iter_mut()
             .find(|tx| tx.slot == PREFETCH && tx.lpa == lpa)
         {
             tx.slot = PROMOTED;
+            self.wake_for_read(die, now, q);
         }
     }
 }

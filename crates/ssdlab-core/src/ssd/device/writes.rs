@@ -13,6 +13,10 @@ impl SimSsd {
         now: Ns,
         q: &mut impl Timers<DevEvent>,
     ) {
+        // The data entering the buffer supersedes any copy read ahead.
+        if let Some(ra) = self.read_ahead.as_mut() {
+            ra.invalidate(lpa);
+        }
         use std::collections::hash_map::Entry as Slot;
         let version = self.ftl.next_version(lpa);
         let through = self.buffer.write_through();
