@@ -243,7 +243,7 @@ pub struct SimSsd {
     pub integrity_error: Option<String>,
     /// The latest time the device was driven at.
     clock: Ns,
-    read_ahead: Option<read_ahead::ReadAheadState>,
+    read_ahead: Option<Box<read_ahead::ReadAheadState>>,
 }
 
 impl SimSsd {
@@ -314,7 +314,7 @@ impl SimSsd {
                 .controller
                 .read_ahead
                 .clone()
-                .map(read_ahead::ReadAheadState::new),
+                .map(|c| Box::new(read_ahead::ReadAheadState::new(c))),
             ftl,
             layout,
             cfg,
@@ -510,7 +510,7 @@ impl SimSsd {
         }
         // After the command's own reads, so that its prefetches queue
         // behind them.
-        if op == IoOp::Read {
+        if op == IoOp::Read && self.read_ahead.is_some() {
             self.read_ahead_issue(lpa0, pages, now, q);
         }
     }
@@ -524,7 +524,7 @@ impl SimSsd {
             self.read_page_out(slot, dram, q);
             return;
         }
-        if self.read_ahead_lookup(slot, lpa, now, q) {
+        if self.read_ahead.is_some() && self.read_ahead_lookup(slot, lpa, now, q) {
             return;
         }
         let ppa = self.ftl.lookup(lpa);
@@ -600,7 +600,10 @@ impl SimSsd {
         // A suspended program admits one read operation, then resumes (a
         // later read may suspend it again).
         if self.dies[die as usize].suspended.is_some() {
-            if self.dies[die as usize].suspend_read_done || !self.has_host_read(die) {
+            if self.dies[die as usize].suspend_read_done
+                || self.dies[die as usize].reads.is_empty()
+                || (self.read_ahead.is_some() && !self.has_host_read(die))
+            {
                 let (items, rem) = self.dies[die as usize].suspended.take().expect("checked");
                 return self.resume_program(die, items, rem, now, q);
             }
@@ -611,9 +614,9 @@ impl SimSsd {
             return self.start_job(die, job, now, q);
         }
         // The controller's own prefetches wait for host programs and GC.
-        let reads = &self.dies[die as usize].reads;
-        let prefetches_only = !reads.is_empty() && !self.has_host_read(die);
-        if !reads.is_empty() && !prefetches_only {
+        let reads_queued = !self.dies[die as usize].reads.is_empty();
+        let prefetches_only = reads_queued && self.read_ahead.is_some() && !self.has_host_read(die);
+        if reads_queued && !prefetches_only {
             return self.start_read(die, now, q);
         }
         if std::mem::take(&mut self.dies[die as usize].host_turn) && self.start_program(die, now, q)

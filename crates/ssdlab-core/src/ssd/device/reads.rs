@@ -46,7 +46,7 @@ impl SimSsd {
         let mut i = 0;
         let mut looked = 0;
         // Reads a host waits for go before the controller's own prefetches.
-        let demand_only = self.has_host_read(die);
+        let demand_only = self.read_ahead.is_some() && self.has_host_read(die);
         while i < self.dies[die as usize].reads.len() && looked < 16 && sensed.len() < max_planes {
             looked += 1;
             let tx = self.dies[die as usize].reads[i];
@@ -123,6 +123,7 @@ impl SimSsd {
 
     /// Whether a host read (or a prefetch one waits for) is among the reads
     /// the die scheduler looks at.
+    #[inline]
     pub(super) fn has_host_read(&self, die: u32) -> bool {
         self.dies[die as usize]
             .reads
@@ -202,10 +203,17 @@ impl SimSsd {
 
     /// A read's data is decoded at `at`: a host read leaves over the link, a
     /// prefetch lands in the read-ahead buffer and serves its waiters.
+    #[inline]
     fn deliver(&mut self, tx: ReadTx, at: Ns, q: &mut impl Timers<DevEvent>) {
         if !is_prefetch(tx.slot) {
             return self.read_page_out(tx.slot, at, q);
         }
+        self.deliver_prefetch(tx, at, q);
+    }
+
+    /// A prefetch lands in the read-ahead buffer and serves its waiters.
+    #[inline(never)]
+    fn deliver_prefetch(&mut self, tx: ReadTx, at: Ns, q: &mut impl Timers<DevEvent>) {
         let waiters = match self.read_ahead.as_mut() {
             Some(ra) => ra.complete(tx.lpa, at),
             None => Vec::new(),
@@ -217,6 +225,7 @@ impl SimSsd {
 
     /// Serves a host read from the read-ahead buffer if its page is there or
     /// on its way; returns whether it did.
+    #[inline(never)]
     pub(super) fn read_ahead_lookup(
         &mut self,
         slot: u32,
@@ -255,6 +264,7 @@ impl SimSsd {
     }
 
     /// Issues the prefetches a host read command calls for.
+    #[inline(never)]
     pub(super) fn read_ahead_issue(
         &mut self,
         lpa: u32,
