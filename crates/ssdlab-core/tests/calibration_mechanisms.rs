@@ -451,3 +451,28 @@ fn a_write_waiting_for_buffer_space_still_supersedes_read_ahead() {
     read_one_by_one(&mut ssd, 6..12);
     assert_eq!(ssd.integrity_error, None);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 64, ..Default::default() })]
+
+    /// Any read-ahead settings either fail validation or run sequential,
+    /// interleaved and written-over reads without a panic or stale data.
+    #[test]
+    fn any_read_ahead_settings_validate_or_run(
+        streams in 0u32..6, depth in 0u32..70_000, chunk in 0u32..300, buffer_pages in 0u32..400,
+    ) {
+        let mut cfg = small();
+        cfg.controller.read_ahead = Some(ReadAhead { streams, depth, chunk, buffer_pages });
+        if cfg.validate().is_err() {
+            return Ok(());
+        }
+        let mut ssd = filled(cfg, 0.5);
+        let last = ssd.layout.logical_pages - 1;
+        read_one_by_one(&mut ssd, (0..30).flat_map(|i| [i, last - 40 + i]));
+        let mut q: EventQueue<DevEvent> = EventQueue::starting_at(ssd.now());
+        ssd.submit(cmd(900, IoOp::Write, 31), q.now(), &mut q).unwrap();
+        drain(&mut ssd, &mut q);
+        read_one_by_one(&mut ssd, 30..34);
+        proptest::prop_assert_eq!(ssd.integrity_error.clone(), None);
+    }
+}
