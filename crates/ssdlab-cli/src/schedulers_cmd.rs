@@ -53,7 +53,20 @@ fn describe(kind: TunableKind, default: i64) -> (&'static str, String, String) {
             format!("[{}, {}]", fmt_ns(min), fmt_ns(max)),
             fmt_ns(default),
         ),
+        TunableKind::Bytes { min, max } => (
+            "size",
+            format!("[{}, {}]", fmt_bytes(min), fmt_bytes(max)),
+            fmt_bytes(default),
+        ),
     }
+}
+
+fn fmt_bytes(b: i64) -> String {
+    const UNITS: [(i64, &str); 3] = [(1 << 30, "g"), (1 << 20, "m"), (1 << 10, "k")];
+    UNITS
+        .iter()
+        .find(|(u, _)| b >= *u && b % u == 0)
+        .map_or_else(|| b.to_string(), |(u, s)| format!("{}{s}", b / u))
 }
 
 fn fmt_ns(ns: i64) -> String {

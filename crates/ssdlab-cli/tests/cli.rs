@@ -470,6 +470,87 @@ fn replay_open_and_closed_loop_with_loops_and_bad_lines() {
     assert_eq!(v4["ssdlab"]["replay"]["counters"]["records"], 99);
 }
 
+/// blkparse text: a 4 KiB random read every 8 µs for 100 ms (enough to keep
+/// the device from ever going idle), eight write-back writes (`W`, not
+/// REQ_SYNC) from 1 ms and four sync writes (`WS`) from 2 ms, all 4 KiB.
+fn read_stream_with_writeback(name: &str, writeback_flag: &str) -> std::path::PathBuf {
+    let mut events: Vec<(u64, &str, u64)> = (0..12_500u64)
+        .map(|i| (i * 8_000, "R", (i * 2_654_435_761 % (1 << 20)) * 8))
+        .collect();
+    events.extend((0..8).map(|k| (1_000_000 + k * 100_000, writeback_flag, (1 << 22) + k * 8)));
+    events.extend((0..4).map(|k| (2_000_000 + k * 100_000, "WS", (1 << 23) + k * 8)));
+    events.sort();
+    let text: String = events
+        .iter()
+        .enumerate()
+        .map(|(i, (t, rwbs, sector))| {
+            format!(
+                "  8,0 0 {} {}.{:09} 100 Q {rwbs} {sector} + 8 [t]\n",
+                i + 1,
+                t / 1_000_000_000,
+                t % 1_000_000_000
+            )
+        })
+        .collect();
+    temp_preset(name, &text)
+}
+
+/// Write completion latencies (µs) of a replay: max, p30 and p40.
+fn write_clat_us(trace: &std::path::Path, scheduler: &str) -> (f64, f64, f64) {
+    let (code, out, err) = ssdlab(&[
+        "replay",
+        trace.to_str().unwrap(),
+        "--format",
+        "blkparse",
+        "--device",
+        "seed004",
+        "--occupancy",
+        "50",
+        "--scheduler",
+        scheduler,
+        "--output-format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{scheduler}: {err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let j = &v["jobs"][0];
+    assert_eq!(j["read"]["total_ios"], 12_500, "{scheduler}");
+    assert_eq!(j["write"]["total_ios"], 12, "{scheduler}");
+    let clat = &j["write"]["clat_ns"];
+    let us = |x: &serde_json::Value| x.as_f64().unwrap() / 1e3;
+    (
+        us(&clat["max"]),
+        us(&clat["percentile"]["30.000000"]),
+        us(&clat["percentile"]["40.000000"]),
+    )
+}
+
+/// The bundling schedulers on a trace whose blkparse flags tell write-back
+/// from sync writes: IRBW-FIFO-RP holds a partial bundle until the device
+/// idles (the read stream ends at 100 ms); STB bundles only the write-back
+/// writes and lets none wait past `t_async`, while its sync writes (4 of
+/// the 12, so p30) leave at once; `none` bundles nothing.
+#[test]
+fn bundling_schedulers_honour_the_trace_sync_flags() {
+    let trace = read_stream_with_writeback("writeback.blkparse", "W");
+    let (none_max, _, _) = write_clat_us(&trace, "none");
+    assert!(none_max < 2_000.0, "none: {none_max} us");
+    let (irbw_max, irbw_p30, _) = write_clat_us(&trace, "irbw-rp");
+    assert!(irbw_max > 80_000.0, "irbw-rp: {irbw_max} us");
+    assert!(
+        irbw_p30 > 80_000.0,
+        "irbw-rp bundles sync writes too: {irbw_p30} us"
+    );
+    let (stb_max, stb_p30, stb_p40) = write_clat_us(&trace, "stb:t_async=20ms");
+    assert!((20_000.0..22_000.0).contains(&stb_max), "stb: {stb_max} us");
+    assert!(stb_p30 < 2_000.0, "stb sync writes: {stb_p30} us");
+    assert!(stb_p40 > 18_000.0, "stb write-back: {stb_p40} us");
+    // The same writes flagged sync are never bundled by STB.
+    let all_sync = read_stream_with_writeback("sync.blkparse", "WS");
+    let (sync_max, _, _) = write_clat_us(&all_sync, "stb:t_async=20ms");
+    assert!(sync_max < 2_000.0, "stb, all sync: {sync_max} us");
+}
+
 #[test]
 fn trace_synth_writes_a_replayable_profile() {
     let out = std::env::temp_dir().join(format!("ssdlab-synth-{}.msr", std::process::id()));

@@ -667,7 +667,9 @@ fn same_setup_same_json() {
                 [b]\nioengine=psync\nrw=randread\nthinktime=500\nprioclass=1\n\
                 [c]\nioengine=libaio\niodepth=4\nrw=randwrite\nrate_iops=2000\n\
                 rate_process=poisson\ncmdprio_percentage=20\n";
-    for sched in ["none", "k2:max_inflight=4", "mq-deadline", "kyber"] {
+    // Every registered scheduler, with its defaults, and one tuned K2.
+    let scheds = ssdlab_core::sched::REGISTRY.iter().map(|e| e.name);
+    for sched in scheds.chain(["k2:max_inflight=4"]) {
         let s = setup_with("seed004", sched, 0.5);
         let a = json_without_time(text, &s);
         let b = json_without_time(text, &s);

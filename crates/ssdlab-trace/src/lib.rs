@@ -4,7 +4,7 @@
 //!
 //! | name | line layout | time | offset | length | ops |
 //! |---|---|---|---|---|---|
-//! | `blkparse` | `maj,min cpu seq sec.nsec pid action RWBS sector + nblocks [process]` | seconds.nanoseconds from trace start | 512 B sectors | 512 B blocks | RWBS `D`/`E` trim, `W` write, `R` read |
+//! | `blkparse` | `maj,min cpu seq sec.nsec pid action RWBS sector + nblocks [process]` | seconds.nanoseconds from trace start | 512 B sectors | 512 B blocks | RWBS `D`/`E` trim, `W` write, `R` read; `S` or `F` REQ_SYNC |
 //! | `msr` | `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime` | Windows FILETIME (100 ns), rebased to the first record | bytes | bytes | `Read` / `Write` |
 //! | `spc` | `ASU,LBA,Size,Opcode,Timestamp[,…]` | seconds (decimal) from start | 512 B blocks | bytes | `r` / `w` |
 //! | `mqsim` | `arrival_time device start_LBA size type` | ns (configurable) | 512 B sectors | 512 B sectors | `0` write, `1` read |

@@ -33,6 +33,7 @@ pub(crate) struct Parsed {
     pub op: TraceOp,
     pub offset: u64,
     pub len: u32,
+    pub sync: bool,
 }
 
 pub(crate) type Outcome = Result<Option<Parsed>, Bad>;
@@ -278,6 +279,8 @@ fn blkparse(line: &str, ctx: &Ctx) -> Outcome {
         op,
         offset,
         len,
+        // op_is_sync: reads, and writes flagged sync, FUA or preflush.
+        sync: op == TraceOp::Read || rwbs.contains(['S', 'F']),
     }))
 }
 
@@ -319,6 +322,8 @@ fn msr(line: &str, ctx: &Ctx) -> Outcome {
         op,
         offset,
         len,
+        // The format has no flag: as direct I/O, every request is sync.
+        sync: true,
     }))
 }
 
@@ -357,6 +362,8 @@ fn spc(line: &str, ctx: &Ctx) -> Outcome {
         op,
         offset,
         len,
+        // The format has no flag: as direct I/O, every request is sync.
+        sync: true,
     }))
 }
 
@@ -392,6 +399,8 @@ fn mqsim(line: &str, ctx: &Ctx) -> Outcome {
         op,
         offset,
         len,
+        // The format has no flag: as direct I/O, every request is sync.
+        sync: true,
     }))
 }
 
@@ -495,6 +504,8 @@ fn fio_iolog(line: &str, ctx: &Ctx, st: &mut ParseState) -> Outcome {
         op,
         offset,
         len,
+        // The format has no flag: as direct I/O, every request is sync.
+        sync: true,
     }))
 }
 

@@ -155,6 +155,7 @@ impl LineParser {
             op: p.op,
             offset: p.offset,
             len: p.len,
+            sync: p.sync,
             line: line_no,
         }))
     }

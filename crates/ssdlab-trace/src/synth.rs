@@ -427,6 +427,8 @@ impl Iterator for Synth {
             op: if read { TraceOp::Read } else { TraceOp::Write },
             offset: start * PAGE_BYTES,
             len: (pages * PAGE_BYTES) as u32,
+            // The application profiles are issued as direct I/O.
+            sync: true,
             line: self.index,
         })
     }

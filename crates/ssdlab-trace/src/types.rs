@@ -33,6 +33,11 @@ pub struct TraceRecord {
     pub offset: u64,
     /// Length in bytes, always > 0.
     pub len: u32,
+    /// REQ_SYNC: a process waits for it. Reads always are; writes and trims
+    /// when the format says so (blkparse RWBS `S`, or `F` for FUA and
+    /// preflush); formats without the flag mark everything sync, as direct
+    /// I/O is.
+    pub sync: bool,
     /// 1-based line number in the trace file.
     pub line: u64,
 }
@@ -124,6 +129,7 @@ impl Format {
             op: rec.op,
             offset,
             len: u32::try_from(span).unwrap_or(u32::MAX),
+            sync: self != Format::Blkparse || rec.sync || rec.op == TraceOp::Read,
             line: rec.line,
         }
     }

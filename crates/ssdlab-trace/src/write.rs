@@ -52,10 +52,12 @@ pub fn write_record(w: &mut impl Write, format: Format, rec: &TraceRecord) -> io
     match format {
         Format::Blkparse => {
             let (sector, nblocks) = sectors(rec);
-            let rwbs = match rec.op {
-                TraceOp::Read => "R",
-                TraceOp::Write => "W",
-                TraceOp::Trim => "D",
+            let rwbs = match (rec.op, rec.sync) {
+                (TraceOp::Read, _) => "R",
+                (TraceOp::Write, true) => "WS",
+                (TraceOp::Write, false) => "W",
+                (TraceOp::Trim, true) => "DS",
+                (TraceOp::Trim, false) => "D",
             };
             writeln!(
                 w,

@@ -23,12 +23,13 @@ fn records(trim: bool) -> impl Strategy<Value = Vec<TraceRecord>> {
         op,
         prop_oneof![0u64..1 << 20, 0u64..1 << 50, Just(u64::MAX / 1024)],
         prop_oneof![1u32..=65536, 1u32..=(u32::MAX - 1024)],
+        any::<bool>(),
     );
     prop::collection::vec(one, 1..40).prop_map(|v| {
         let mut t = 0u64;
         v.into_iter()
             .enumerate()
-            .map(|(i, (dt, op, offset, len))| {
+            .map(|(i, (dt, op, offset, len, sync))| {
                 if i > 0 {
                     t += dt;
                 }
@@ -37,6 +38,7 @@ fn records(trim: bool) -> impl Strategy<Value = Vec<TraceRecord>> {
                     op,
                     offset,
                     len,
+                    sync,
                     line: 0,
                 }
             })
@@ -127,6 +129,8 @@ proptest! {
                     time_ns: r.time_ns / 1_000_000 * 1_000_000,
                     offset: r.offset / 512 * 512,
                     len: (r.len / 512).max(1) * 512,
+                    // Only blkparse carries the flag, and reads are always sync.
+                    sync: r.sync || r.op == TraceOp::Read || f != Format::Blkparse,
                     ..*r
                 })
                 .collect();
@@ -148,6 +152,7 @@ fn trims_are_rejected_where_unsupported() {
         op: TraceOp::Trim,
         offset: 0,
         len: 4096,
+        sync: true,
         line: 0,
     };
     for f in Format::ALL {
@@ -168,6 +173,7 @@ fn written_lines_look_like_the_originals() {
         op: TraceOp::Write,
         offset: 3417048 * 512,
         len: 4096,
+        sync: true,
         line: 1,
     };
     let line = |f: Format| {
@@ -178,7 +184,7 @@ fn written_lines_look_like_the_originals() {
     };
     assert_eq!(
         line(Format::Blkparse),
-        "  8,0    0        1     1.234567891     0  Q   W 3417048 + 8 [ssdlab]\n"
+        "  8,0    0        1     1.234567891     0  Q  WS 3417048 + 8 [ssdlab]\n"
     );
     assert_eq!(
         line(Format::Msr),

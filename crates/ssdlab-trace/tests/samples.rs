@@ -28,8 +28,14 @@ fn rec(time_ns: u64, op: TraceOp, offset: u64, len: u32, line: u64) -> TraceReco
         op,
         offset,
         len,
+        sync: true,
         line,
     }
+}
+
+/// The same record, not REQ_SYNC (write-back, a plain discard).
+fn unsynced(r: TraceRecord) -> TraceRecord {
+    TraceRecord { sync: false, ..r }
 }
 
 fn dev(d: &str) -> ReadOptions {
@@ -47,8 +53,8 @@ fn blkparse_queue_events() {
         vec![
             rec(0, W, 3417048 * 512, 4096, 3),
             rec(1_000_000, R, 1024 * 512, 8192, 9),
-            rec(2_000_000, W, 2048 * 512, 131072, 11),
-            rec(3_000_000, T, 4096 * 512, 1 << 20, 13),
+            unsynced(rec(2_000_000, W, 2048 * 512, 131072, 11)),
+            unsynced(rec(3_000_000, T, 4096 * 512, 1 << 20, 13)),
             rec(5_123_456, R, 9000 * 512, 4096, 16),
             rec(1_500_000_000, T, 100 * 512, 4096, 19),
             rec(2_000_000_000, W, 500 * 512, 4096, 20),
@@ -83,7 +89,7 @@ fn blkparse_issue_and_complete_events() {
 fn blkparse_device_filter() {
     assert_eq!(
         read("sample.blkparse", Format::Blkparse, dev("8,16")),
-        vec![rec(2_000_000, W, 2048 * 512, 131072, 11)]
+        vec![unsynced(rec(2_000_000, W, 2048 * 512, 131072, 11))]
     );
     assert_eq!(
         read("sample.blkparse", Format::Blkparse, dev("8,0")).len(),

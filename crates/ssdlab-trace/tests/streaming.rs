@@ -21,6 +21,7 @@ fn record(i: u64) -> TraceRecord {
         },
         offset: (i * 7919 % 1_000_000) * 4096,
         len: 4096 * (1 + (i % 4) as u32),
+        sync: true,
         line: i,
     }
 }

@@ -8,6 +8,8 @@
 //!
 //! One policy, one file; `REGISTRY` maps names to constructors.
 
+mod bundle;
+mod irbw;
 mod k2;
 mod k2_budget;
 mod kyber;
@@ -16,6 +18,7 @@ mod mq_deadline;
 mod none;
 pub mod request;
 pub mod spec;
+mod stb;
 
 pub use request::{Dir, IoClass, IoPrio, MergeKind, Request};
 pub use spec::{build, SpecError, Tunable, TunableKind, Tunables};
@@ -75,6 +78,9 @@ pub const REGISTRY: &[SchedulerEntry] = &[
     kyber::ENTRY,
     k2::ENTRY,
     k2_budget::ENTRY,
+    irbw::FIFO_ENTRY,
+    irbw::RP_ENTRY,
+    stb::ENTRY,
 ];
 
 pub fn entry(name: &str) -> Option<&'static SchedulerEntry> {

@@ -21,6 +21,12 @@ pub enum TunableKind {
         unit_ns: i64,
     },
     Bool,
+    /// A size in bytes in [min, max], written as in fio job files (`4k`,
+    /// `1m`: powers of two); bare numbers are bytes.
+    Bytes {
+        min: i64,
+        max: i64,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,6 +146,13 @@ fn parse_value(t: &Tunable, v: &str) -> Result<i64, String> {
         }
         TunableKind::Duration { min, max, unit_ns } => {
             let n = parse_duration_ns(v, unit_ns)?;
+            in_range(n, min, max, v)
+        }
+        TunableKind::Bytes { min, max } => {
+            let n = ssdlab_fio::parse_size(v)
+                .ok()
+                .and_then(|b| i64::try_from(b).ok())
+                .ok_or_else(|| format!("'{v}' is not a size (bytes, or with k/m/g)"))?;
             in_range(n, min, max, v)
         }
     }

@@ -14,11 +14,21 @@ use ssdlab_fio::generator::{IoDir, IoGenerator, IoUnit};
 use ssdlab_fio::{JobSpec, PrioClass, RateProcess};
 use std::collections::VecDeque;
 
+/// One I/O as a source yields it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourcedIo {
+    pub unit: IoUnit,
+    /// For a timed source, the earliest time (from the job's start) it may
+    /// be issued.
+    pub not_before: Option<Ns>,
+    /// REQ_SYNC: reads and direct writes are; a traced write-back is not.
+    pub sync: bool,
+}
+
 /// Where a job's I/Os come from: fio's generator, or a replayed trace.
 pub trait IoSource: Send {
-    /// The next I/O and, for a timed source, the earliest time (from the
-    /// job's start) it may be issued; None when the source is exhausted.
-    fn next_io(&mut self) -> Option<(IoUnit, Option<Ns>)>;
+    /// The next I/O; None when the source is exhausted.
+    fn next_io(&mut self) -> Option<SourcedIo>;
     /// Why the source ended early (a malformed trace line), if it did.
     fn error(&self) -> Option<String> {
         None
@@ -30,8 +40,13 @@ pub trait IoSource: Send {
 }
 
 impl IoSource for IoGenerator {
-    fn next_io(&mut self) -> Option<(IoUnit, Option<Ns>)> {
-        Some((IoGenerator::next_io(self), None))
+    /// fio's I/O is direct: reads and O_DIRECT writes are REQ_SYNC in Linux.
+    fn next_io(&mut self) -> Option<SourcedIo> {
+        Some(SourcedIo {
+            unit: IoGenerator::next_io(self),
+            not_before: None,
+            sync: true,
+        })
     }
 }
 
@@ -98,7 +113,7 @@ pub struct FioJob {
     think_pending: bool,
     since_think: u32,
     next_allowed: [Ns; 3],
-    held: Option<(IoUnit, Option<Ns>)>,
+    held: Option<SourcedIo>,
     cpu_busy: Ns,
     pub blocked: bool,
     wake_pending: Option<Ns>,
@@ -272,34 +287,33 @@ impl FioJob {
             if now < self.think_until {
                 return self.wake(self.cap_at_end(self.think_until), out);
             }
-            let Some((mut unit, not_before)) = self.held.take().or_else(|| self.source.next_io())
-            else {
+            let Some(mut io) = self.held.take().or_else(|| self.source.next_io()) else {
                 self.exhausted = true;
                 continue;
             };
             // A timed source (open-loop replay) issues at its recorded time.
-            if let Some(at) = not_before.map(|t| self.start_ns + t) {
+            if let Some(at) = io.not_before.map(|t| self.start_ns + t) {
                 if now < at {
-                    self.held = Some((unit, not_before));
+                    self.held = Some(io);
                     return self.wake(self.cap_at_end(at), out);
                 }
             }
-            if now < self.next_allowed[dir_index(unit.dir)] {
+            if now < self.next_allowed[dir_index(io.unit.dir)] {
                 // A mixed job switches to a direction that is not held back
                 // by its rate (fio's rate_ddir).
-                match self.unthrottled_other(unit.dir, now) {
-                    Some(other) => unit.dir = other,
+                match self.unthrottled_other(io.unit.dir, now) {
+                    Some(other) => io.unit.dir = other,
                     None => {
-                        let at = self.cap_at_end(self.earliest_allowed(unit.dir));
-                        self.held = Some((unit, not_before));
+                        let at = self.cap_at_end(self.earliest_allowed(io.unit.dir));
+                        self.held = Some(io);
                         return self.wake(at, out);
                     }
                 }
             }
-            let d = dir_index(unit.dir);
-            self.advance_rate(d, unit.len);
+            let d = dir_index(io.unit.dir);
+            self.advance_rate(d, io.unit.len);
             self.batch_left -= 1;
-            self.issue(unit, now, out);
+            self.issue(io, now, out);
         }
     }
 
@@ -368,7 +382,8 @@ impl FioJob {
         self.next_allowed[d] += gap.round() as Ns;
     }
 
-    fn issue(&mut self, unit: IoUnit, now: Ns, out: &mut Vec<JobAction>) {
+    fn issue(&mut self, io: SourcedIo, now: Ns, out: &mut Vec<JobAction>) {
+        let unit = io.unit;
         self.inflight += 1;
         self.bytes_issued += unit.len as u64;
         self.ios_issued += 1;
@@ -385,9 +400,8 @@ impl FioJob {
             sector: unit.offset / 512,
             bytes: unit.len,
             prio,
-            // Reads and O_DIRECT writes are REQ_SYNC in Linux; ssdlab models
-            // direct I/O only.
-            sync: true,
+            // A read is REQ_SYNC whatever its source says (op_is_sync).
+            sync: io.sync || unit.dir == IoDir::Read,
             issue_ns: now,
             submit_ns: 0,
         };

@@ -3,7 +3,7 @@
 //! looping until a volume of writes, open-loop (recorded times) or
 //! closed-loop (the job's queue depth) issue.
 
-use super::fio_job::IoSource;
+use super::fio_job::{IoSource, SourcedIo};
 use crate::engine::Ns;
 use ssdlab_fio::generator::{IoDir, IoUnit};
 use ssdlab_fio::{IoEngine, JobFile, JobSpec, RwMode};
@@ -88,7 +88,7 @@ impl TraceFeed {
     }
 
     /// Folds the record into the device and scales its time.
-    fn unit_of(&mut self, rec: &TraceRecord) -> (IoUnit, Option<Ns>) {
+    fn unit_of(&mut self, rec: &TraceRecord) -> SourcedIo {
         let dev = self.opts.device_bytes;
         let mut offset = rec.offset;
         if offset + rec.len as u64 > dev {
@@ -113,13 +113,16 @@ impl TraceFeed {
             self.counters.written_bytes += len as u64;
             self.written_this_pass += len as u64;
         }
-        let unit = IoUnit { dir, offset, len };
-        (unit, self.opts.open_loop.then_some(time))
+        SourcedIo {
+            unit: IoUnit { dir, offset, len },
+            not_before: self.opts.open_loop.then_some(time),
+            sync: rec.sync,
+        }
     }
 }
 
 impl IoSource for TraceFeed {
-    fn next_io(&mut self) -> Option<(IoUnit, Option<Ns>)> {
+    fn next_io(&mut self) -> Option<SourcedIo> {
         if self.error.is_some() {
             return None;
         }

@@ -1,0 +1,187 @@
+//! Write bundles, shared by IRBW-FIFO, IRBW-FIFO-RP and STB (specs/stb.md):
+//! writes are gathered into one open bundle until they add up to a logical
+//! block (`lb_size`), then wait as a closed bundle and, once started, leave
+//! back to back in ascending sector order.
+
+use super::merge::merge_into_fifo;
+use super::{MergeKind, Request};
+use crate::engine::Ns;
+use std::collections::VecDeque;
+
+/// A bio may join one of the open bundle's last requests (contiguous writes
+/// arrive in order, so the newest few are the candidates).
+const MERGE_CHECKS: usize = 16;
+
+#[derive(Debug, Default)]
+pub struct Bundle {
+    pub members: VecDeque<Request>,
+    pub bytes: u64,
+    /// When the bundle must leave at the latest (STB: its earliest member's
+    /// check-point; `Ns::MAX` for policies without one).
+    pub expire: Ns,
+}
+
+impl Bundle {
+    /// Request id of the oldest member: ids grow in insertion order, so this
+    /// orders bundles against reads (IRBW-FIFO).
+    pub fn oldest_id(&self) -> u64 {
+        self.members.iter().map(|r| r.id).min().unwrap_or(u64::MAX)
+    }
+}
+
+pub struct Bundler {
+    lb_size: u64,
+    open: Bundle,
+    closed: VecDeque<Bundle>,
+    /// Members of the bundle being dispatched, in the order they leave.
+    current: VecDeque<Request>,
+}
+
+impl Bundler {
+    pub fn new(lb_size: u64) -> Self {
+        Bundler {
+            lb_size: lb_size.max(1),
+            open: Bundle {
+                expire: Ns::MAX,
+                ..Bundle::default()
+            },
+            closed: VecDeque::new(),
+            current: VecDeque::new(),
+        }
+    }
+
+    /// Adds a write to the open bundle; `expire` is its own check-point.
+    pub fn add(&mut self, rq: Request, expire: Ns) {
+        self.open.bytes += rq.bytes as u64;
+        self.open.expire = self.open.expire.min(expire);
+        self.open.members.push_back(rq);
+        self.close_if_full();
+    }
+
+    /// Back or front merge of a write bio into the open bundle.
+    pub fn merge(&mut self, bio: &Request, max_bytes: u32) -> Option<(u64, MergeKind)> {
+        let hit = merge_into_fifo(&mut self.open.members, bio, max_bytes, MERGE_CHECKS)?;
+        self.open.bytes += bio.bytes as u64;
+        self.close_if_full();
+        Some(hit)
+    }
+
+    fn close_if_full(&mut self) {
+        if self.open.bytes >= self.lb_size {
+            let full = self.take_open();
+            self.closed.push_back(full);
+        }
+    }
+
+    fn take_open(&mut self) -> Bundle {
+        std::mem::replace(
+            &mut self.open,
+            Bundle {
+                expire: Ns::MAX,
+                ..Bundle::default()
+            },
+        )
+    }
+
+    /// The next member of the bundle being dispatched, if one is under way.
+    pub fn next_of_current(&mut self) -> Option<Request> {
+        self.current.pop_front()
+    }
+
+    pub fn in_progress(&self) -> bool {
+        !self.current.is_empty()
+    }
+
+    pub fn oldest_closed(&self) -> Option<&Bundle> {
+        self.closed.front()
+    }
+
+    pub fn open(&self) -> Option<&Bundle> {
+        (!self.open.members.is_empty()).then_some(&self.open)
+    }
+
+    /// Starts dispatching the oldest closed bundle.
+    pub fn start_closed(&mut self) {
+        if let Some(b) = self.closed.pop_front() {
+            self.start(b);
+        }
+    }
+
+    /// Closes the open bundle short of a logical block and starts it.
+    pub fn start_open(&mut self) {
+        let b = self.take_open();
+        self.start(b);
+    }
+
+    /// A bundle carries no ordering constraint among its writes; they leave
+    /// in sector order so a log-block FTL sees them as one sequential run.
+    fn start(&mut self, b: Bundle) {
+        let mut members = b.members;
+        members.make_contiguous().sort_by_key(|r| (r.sector, r.id));
+        self.current.extend(members);
+    }
+
+    /// Requests held in bundles (open, closed and under way).
+    pub fn queued(&self) -> usize {
+        self.open.members.len()
+            + self.closed.iter().map(|b| b.members.len()).sum::<usize>()
+            + self.current.len()
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use crate::sched::{Dir, IoPrio};
+
+    pub fn rq(id: u64, dir: Dir, sector: u64, bytes: u32, sync: bool, at: Ns) -> Request {
+        Request {
+            id,
+            dir,
+            sector,
+            bytes,
+            prio: IoPrio::NONE,
+            sync,
+            job: 0,
+            submit_ns: at,
+            insert_ns: at,
+            dispatch_ns: 0,
+        }
+    }
+
+    #[test]
+    fn closes_at_lb_size_and_leaves_in_sector_order() {
+        let mut b = Bundler::new(16384);
+        for (i, sector) in [(1, 800), (2, 100), (3, 400)] {
+            b.add(rq(i, Dir::Write, sector, 4096, false, 0), 50);
+        }
+        assert!(b.oldest_closed().is_none());
+        assert_eq!(b.open().unwrap().expire, 50);
+        b.add(rq(4, Dir::Write, 0, 4096, false, 0), 70);
+        assert!(b.open().is_none());
+        let closed = b.oldest_closed().unwrap();
+        assert_eq!(
+            (closed.bytes, closed.expire, closed.oldest_id()),
+            (16384, 50, 1)
+        );
+        b.start_closed();
+        let order: Vec<u64> = std::iter::from_fn(|| b.next_of_current())
+            .map(|r| r.sector)
+            .collect();
+        assert_eq!(order, vec![0, 100, 400, 800]);
+        assert_eq!(b.queued(), 0);
+    }
+
+    #[test]
+    fn merged_bytes_count_towards_the_bundle() {
+        let mut b = Bundler::new(8192);
+        b.add(rq(1, Dir::Write, 0, 4096, false, 0), 9);
+        let hit = b.merge(&rq(0, Dir::Write, 8, 4096, false, 0), 1 << 20);
+        assert_eq!(hit, Some((1, MergeKind::Back)));
+        assert_eq!(b.queued(), 1);
+        assert_eq!(b.oldest_closed().unwrap().bytes, 8192);
+        assert!(b
+            .merge(&rq(0, Dir::Write, 16, 4096, false, 0), 1 << 20)
+            .is_none());
+    }
+}

@@ -1,0 +1,329 @@
+//! `stb`: selective time-out bundling (Kang, Park, Yoo), built on IRBW-FIFO-RP,
+//! as specs/stb.md §3 describes it.
+//!
+//! Requests are split by their nature. Synchronous ones (reads, discards and
+//! REQ_SYNC writes: a process or the file system waits for them) are queued
+//! singly and dispatched first; only asynchronous writes (write-back) are
+//! bundled up to `lb_size`. Every request gets a check-point when it arrives
+//! (`t_sync` or `t_async` later); a bundle's is its earliest member's. The
+//! earliest passed check-point is served before anything else, so no request
+//! waits past it for its bundle to fill. A started bundle leaves back to back.
+
+use super::bundle::Bundler;
+use super::irbw::LB_SIZE;
+use super::{Dir, MergeKind, Request, Scheduler, SchedulerEntry, Tunable, TunableKind, Tunables};
+use crate::engine::Ns;
+use std::collections::VecDeque;
+
+const MS: i64 = 1_000_000;
+const S: i64 = 1_000_000_000;
+
+const TUNABLES: &[Tunable] = &[
+    LB_SIZE,
+    Tunable {
+        name: "t_sync",
+        kind: TunableKind::Duration {
+            min: 0,
+            max: 3600 * S,
+            unit_ns: MS,
+        },
+        default: 500 * MS,
+        help: "check-point of a synchronous request after its arrival (bare number: ms)",
+    },
+    Tunable {
+        name: "t_async",
+        kind: TunableKind::Duration {
+            min: 0,
+            max: 3600 * S,
+            unit_ns: MS,
+        },
+        default: 5 * S,
+        help: "check-point of an asynchronous write after its arrival (bare number: ms)",
+    },
+];
+
+pub const ENTRY: SchedulerEntry = SchedulerEntry {
+    name: "stb",
+    help: "STB: sync requests at once, async writes in logical-block bundles, none past its check-point",
+    tunables: TUNABLES,
+    make: |t| Box::new(Stb::new(t)),
+};
+
+/// Where the next request comes from.
+enum Pick {
+    Sync,
+    Closed,
+    Open,
+}
+
+pub struct Stb {
+    t_sync: Ns,
+    t_async: Ns,
+    /// Synchronous requests in arrival order (check-point = insert + t_sync).
+    sync_fifo: VecDeque<Request>,
+    bundles: Bundler,
+    /// The latest time any callback saw: `has_work` has no clock and must
+    /// know whether the open bundle's check-point has passed.
+    now_seen: Ns,
+}
+
+fn is_async_write(rq: &Request) -> bool {
+    rq.dir == Dir::Write && !rq.sync
+}
+
+impl Stb {
+    pub fn new(t: &Tunables) -> Self {
+        Stb {
+            t_sync: t.get("t_sync") as Ns,
+            t_async: t.get("t_async") as Ns,
+            sync_fifo: VecDeque::new(),
+            bundles: Bundler::new(t.get("lb_size") as u64),
+            now_seen: 0,
+        }
+    }
+
+    /// The source with the earliest check-point at or before `now` (a tie
+    /// goes to the synchronous request, then to the older bundle).
+    fn expired(&self, now: Ns) -> Option<Pick> {
+        let sync = self
+            .sync_fifo
+            .front()
+            .map(|r| (r.insert_ns.saturating_add(self.t_sync), Pick::Sync));
+        let closed = self
+            .bundles
+            .oldest_closed()
+            .map(|b| (b.expire, Pick::Closed));
+        let open = self.bundles.open().map(|b| (b.expire, Pick::Open));
+        [sync, closed, open]
+            .into_iter()
+            .flatten()
+            .filter(|(at, _)| *at <= now)
+            .min_by_key(|(at, _)| *at)
+            .map(|(_, pick)| pick)
+    }
+
+    fn pick(&self, now: Ns) -> Option<Pick> {
+        self.expired(now).or(if !self.sync_fifo.is_empty() {
+            Some(Pick::Sync)
+        } else if self.bundles.oldest_closed().is_some() {
+            Some(Pick::Closed)
+        } else {
+            None
+        })
+    }
+}
+
+impl Scheduler for Stb {
+    fn name(&self) -> &'static str {
+        "stb"
+    }
+
+    fn insert(&mut self, mut rq: Request, now: Ns) {
+        self.now_seen = self.now_seen.max(now);
+        rq.insert_ns = now;
+        if is_async_write(&rq) {
+            self.bundles.add(rq, now.saturating_add(self.t_async));
+        } else {
+            self.sync_fifo.push_back(rq);
+        }
+    }
+
+    fn dispatch(&mut self, now: Ns) -> Option<Request> {
+        self.now_seen = self.now_seen.max(now);
+        let mut rq = if self.bundles.in_progress() {
+            self.bundles.next_of_current()
+        } else {
+            match self.pick(now)? {
+                Pick::Sync => self.sync_fifo.pop_front(),
+                Pick::Closed => {
+                    self.bundles.start_closed();
+                    self.bundles.next_of_current()
+                }
+                Pick::Open => {
+                    self.bundles.start_open();
+                    self.bundles.next_of_current()
+                }
+            }
+        }?;
+        rq.dispatch_ns = now;
+        Some(rq)
+    }
+
+    fn has_work(&self) -> bool {
+        self.bundles.in_progress() || self.pick(self.now_seen).is_some()
+    }
+
+    fn completed(&mut self, _rq: &Request, now: Ns) {
+        self.now_seen = self.now_seen.max(now);
+    }
+
+    fn bio_merge(&mut self, bio: &Request, max_bytes: u32) -> Option<(u64, MergeKind)> {
+        if is_async_write(bio) {
+            self.bundles.merge(bio, max_bytes)
+        } else {
+            super::merge::merge_into_fifo(&mut self.sync_fifo, bio, max_bytes, 8)
+        }
+    }
+
+    /// Wake up when the open bundle's check-point passes (closed bundles and
+    /// synchronous requests are dispatchable already). A passed check-point
+    /// asks for no timer: `has_work` reports it and the next queue run, or
+    /// completion, serves it.
+    fn next_timer(&self) -> Option<Ns> {
+        self.bundles
+            .open()
+            .map(|b| b.expire)
+            .filter(|&at| at > self.now_seen)
+    }
+
+    fn on_timer(&mut self, now: Ns) {
+        self.now_seen = self.now_seen.max(now);
+    }
+
+    fn queued(&self) -> usize {
+        self.sync_fifo.len() + self.bundles.queued()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sched::bundle::tests::rq;
+    use proptest::prelude::*;
+
+    fn stb(spec: &str) -> Box<dyn Scheduler> {
+        crate::sched::build(spec).unwrap()
+    }
+
+    fn ids(s: &mut dyn Scheduler, now: Ns) -> Vec<u64> {
+        std::iter::from_fn(|| s.dispatch(now))
+            .map(|r| r.id)
+            .collect()
+    }
+
+    #[test]
+    fn sync_writes_are_not_bundled_async_writes_are() {
+        let mut s = stb("stb:lb_size=8k");
+        s.insert(rq(1, Dir::Write, 0, 4096, false, 0), 0);
+        s.insert(rq(2, Dir::Write, 100, 4096, true, 0), 0);
+        s.insert(rq(3, Dir::Read, 200, 4096, true, 0), 0);
+        assert_eq!(
+            ids(&mut *s, 0),
+            vec![2, 3],
+            "the async write waits for its bundle"
+        );
+        s.insert(rq(4, Dir::Write, 8, 4096, false, 0), 0);
+        assert_eq!(ids(&mut *s, 0), vec![1, 4]);
+    }
+
+    #[test]
+    fn a_partial_bundle_leaves_at_its_check_point_by_timer() {
+        let mut s = stb("stb:t_async=100ms");
+        s.insert(rq(1, Dir::Write, 0, 4096, false, 5), 5);
+        s.insert(
+            rq(2, Dir::Write, 80, 4096, false, 50 * MS as Ns),
+            50 * MS as Ns,
+        );
+        assert!(!s.has_work());
+        let at = 100 * MS as Ns + 5;
+        assert_eq!(
+            s.next_timer(),
+            Some(at),
+            "the earliest member's check-point"
+        );
+        assert!(s.dispatch(at - 1).is_none());
+        s.on_timer(at);
+        assert!(s.has_work());
+        assert_eq!(s.next_timer(), None);
+        assert_eq!(ids(&mut *s, at), vec![1, 2]);
+    }
+
+    #[test]
+    fn a_passed_check_point_goes_before_younger_sync_requests() {
+        let mut s = stb("stb:lb_size=8k,t_sync=10ms,t_async=20ms");
+        s.insert(rq(1, Dir::Write, 0, 4096, false, 0), 0);
+        s.insert(rq(2, Dir::Write, 80, 4096, false, 0), 0); // closes the bundle
+        s.insert(
+            rq(3, Dir::Read, 0, 4096, true, 15 * MS as Ns),
+            15 * MS as Ns,
+        );
+        // At 16 ms nothing has expired: sync first.
+        assert_eq!(s.dispatch(16 * MS as Ns).map(|r| r.id), Some(3));
+        s.insert(
+            rq(4, Dir::Read, 0, 4096, true, 18 * MS as Ns),
+            18 * MS as Ns,
+        );
+        // At 21 ms the bundle's check-point (20 ms) has passed; read 4's (28 ms) not.
+        assert_eq!(ids(&mut *s, 21 * MS as Ns), vec![1, 2, 4]);
+    }
+
+    #[test]
+    fn a_waiting_read_past_its_check_point_goes_before_an_older_expired_bundle_only_if_earlier() {
+        let mut s = stb("stb:lb_size=8k,t_sync=1ms,t_async=2ms");
+        s.insert(rq(1, Dir::Write, 0, 4096, false, 0), 0);
+        s.insert(rq(2, Dir::Write, 80, 4096, false, 0), 0);
+        s.insert(rq(3, Dir::Read, 0, 4096, true, MS as Ns / 2), MS as Ns / 2);
+        // Both passed at 3 ms: the read's check-point (1.5 ms) is earlier.
+        assert_eq!(ids(&mut *s, 3 * MS as Ns), vec![3, 1, 2]);
+    }
+
+    #[test]
+    fn durations_and_sizes_are_validated() {
+        assert!(crate::sched::build("stb:t_sync=5 parsecs").is_err());
+        assert!(crate::sched::build("stb:t_async=-1ms").is_err());
+        assert!(crate::sched::build("stb:lb_size=1k").is_err());
+        assert!(crate::sched::build("stb:t_sync=250,t_async=2s,lb_size=4m").is_ok());
+    }
+
+    /// Check-point of a request under `stb:t_sync=1ms,t_async=4ms`.
+    fn check_point(r: &Request) -> Ns {
+        r.insert_ns
+            + if is_async_write(r) {
+                4_000_000
+            } else {
+                1_000_000
+            }
+    }
+
+    proptest! {
+        /// With a device that takes everything at once, every request leaves
+        /// exactly once and none after its check-point; only the writes of
+        /// an open bundle whose check-point is ahead ever wait.
+        #[test]
+        fn conserves_requests_and_honours_check_points(
+            ops in prop::collection::vec((0u8..4, 0u64..64, 1u32..4, 0u64..3_000_000), 1..200),
+        ) {
+            let mut s = stb("stb:lb_size=32k,t_sync=1ms,t_async=4ms");
+            let mut now: Ns = 0;
+            let mut seen = std::collections::BTreeSet::new();
+            let mut drain = |s: &mut Box<dyn Scheduler>, at: Ns| -> Result<(), TestCaseError> {
+                while let Some(r) = s.dispatch(at) {
+                    prop_assert!(at <= check_point(&r), "request {} left late", r.id);
+                    prop_assert!(seen.insert(r.id));
+                }
+                Ok(())
+            };
+            for (i, (kind, sector, pages, gap)) in ops.iter().enumerate() {
+                while let Some(t) = s.next_timer().filter(|&t| t <= now + gap) {
+                    s.on_timer(t);
+                    drain(&mut s, t)?;
+                }
+                now += gap;
+                let (dir, sync) = match kind {
+                    0 => (Dir::Read, true),
+                    1 => (Dir::Write, true),
+                    _ => (Dir::Write, false),
+                };
+                s.insert(rq(i as u64 + 1, dir, sector * 8, pages * 4096, sync, now), now);
+                drain(&mut s, now)?;
+                prop_assert!(!s.has_work());
+            }
+            while let Some(t) = s.next_timer() {
+                s.on_timer(t);
+                drain(&mut s, t)?;
+            }
+            prop_assert_eq!(seen.len(), ops.len());
+            prop_assert_eq!(s.queued(), 0);
+        }
+    }
+}
