@@ -495,8 +495,9 @@ fn read_stream_with_writeback(name: &str, writeback_flag: &str) -> std::path::Pa
     temp_preset(name, &text)
 }
 
-/// Write completion latencies (µs) of a replay: max, p30 and p40.
-fn write_clat_us(trace: &std::path::Path, scheduler: &str) -> (f64, f64, f64) {
+/// Write completion latencies (µs) of a replay: max, p30 and p40, and the
+/// scheduler's counters.
+fn write_clat_us(trace: &std::path::Path, scheduler: &str) -> (f64, f64, f64, serde_json::Value) {
     let (code, out, err) = ssdlab(&[
         "replay",
         trace.to_str().unwrap(),
@@ -522,6 +523,7 @@ fn write_clat_us(trace: &std::path::Path, scheduler: &str) -> (f64, f64, f64) {
         us(&clat["max"]),
         us(&clat["percentile"]["30.000000"]),
         us(&clat["percentile"]["40.000000"]),
+        v["ssdlab"]["scheduler_counters"].clone(),
     )
 }
 
@@ -533,22 +535,30 @@ fn write_clat_us(trace: &std::path::Path, scheduler: &str) -> (f64, f64, f64) {
 #[test]
 fn bundling_schedulers_honour_the_trace_sync_flags() {
     let trace = read_stream_with_writeback("writeback.blkparse", "W");
-    let (none_max, _, _) = write_clat_us(&trace, "none");
+    let (none_max, _, _, none_c) = write_clat_us(&trace, "none");
     assert!(none_max < 2_000.0, "none: {none_max} us");
-    let (irbw_max, irbw_p30, _) = write_clat_us(&trace, "irbw-rp");
+    assert_eq!(none_c, serde_json::json!({}));
+    let (irbw_max, irbw_p30, _, irbw_c) = write_clat_us(&trace, "irbw-rp");
     assert!(irbw_max > 80_000.0, "irbw-rp: {irbw_max} us");
     assert!(
         irbw_p30 > 80_000.0,
         "irbw-rp bundles sync writes too: {irbw_p30} us"
     );
-    let (stb_max, stb_p30, stb_p40) = write_clat_us(&trace, "stb:t_async=20ms");
+    // Each contiguous run (write-back, sync) merges into one bundled request.
+    assert_eq!(irbw_c["bundled_writes"], 2, "{irbw_c}");
+    assert_eq!(irbw_c["bundles_full"], 0, "{irbw_c}");
+    let (stb_max, stb_p30, stb_p40, stb_c) = write_clat_us(&trace, "stb:t_async=20ms");
     assert!((20_000.0..22_000.0).contains(&stb_max), "stb: {stb_max} us");
     assert!(stb_p30 < 2_000.0, "stb sync writes: {stb_p30} us");
     assert!(stb_p40 > 18_000.0, "stb write-back: {stb_p40} us");
+    assert_eq!(stb_c["bundled_writes"], 1, "{stb_c}");
+    assert_eq!(stb_c["bundles_partial"], 1, "{stb_c}");
+    assert_eq!(stb_c["bundles_expired"], 1, "{stb_c}");
     // The same writes flagged sync are never bundled by STB.
     let all_sync = read_stream_with_writeback("sync.blkparse", "WS");
-    let (sync_max, _, _) = write_clat_us(&all_sync, "stb:t_async=20ms");
+    let (sync_max, _, _, sync_c) = write_clat_us(&all_sync, "stb:t_async=20ms");
     assert!(sync_max < 2_000.0, "stb, all sync: {sync_max} us");
+    assert_eq!(sync_c["bundled_writes"], 0, "{sync_c}");
 }
 
 #[test]

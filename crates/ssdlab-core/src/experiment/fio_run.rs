@@ -12,6 +12,7 @@ use crate::ssd::ftl::FtlCounters;
 use crate::ssd::precondition::{precondition, Pattern, Precondition, PreconditionReport};
 use crate::workload::fio_job::{FioJob, IoSource, JobAction, JobState};
 use ssdlab_fio::JobFile;
+use std::collections::BTreeMap;
 
 /// Every event of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +61,8 @@ pub struct RunResult {
     pub ftl: FtlCounters,
     pub host: HostCounters,
     pub scheduler: String,
+    /// The scheduler's own counters (bundles, expiries…); empty for most.
+    pub scheduler_counters: BTreeMap<String, u64>,
     pub sim_end_ns: Ns,
     pub events: u64,
 }
@@ -187,6 +190,7 @@ impl PreparedRun {
             ftl: r.dev.ftl.counters.clone(),
             host: r.block.counters.clone(),
             scheduler: sched_name,
+            scheduler_counters: r.block.scheduler_counters(),
             sim_end_ns: end,
             events,
             stats: r.stats,

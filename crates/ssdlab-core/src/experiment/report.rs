@@ -68,6 +68,7 @@ fn extras(result: &RunResult, setup: &RunSetup) -> serde_json::Value {
         },
         "device_counters": result.device,
         "host_counters": result.host,
+        "scheduler_counters": result.scheduler_counters,
         "precondition": result.precondition,
         "replay": result.jobs.iter().find_map(|j| j.source_report()),
     })

@@ -7,7 +7,7 @@ use crate::sched::{Dir, IoPrio, Request, Scheduler};
 use crate::ssd::device::{DevEvent, IoCommand, IoCompletion, IoOp, SimSsd};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 /// One I/O as a job submits it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,6 +112,12 @@ impl BlockLayer {
 
     pub fn scheduler_name(&self) -> &'static str {
         self.sched.name()
+    }
+
+    /// The scheduler's own counters, by name.
+    pub fn scheduler_counters(&self) -> BTreeMap<String, u64> {
+        let counters = self.sched.counters().into_iter();
+        counters.map(|(k, v)| (k.to_string(), v)).collect()
     }
 
     pub fn config(&self) -> &HostConfig {

@@ -12,20 +12,26 @@ use std::collections::VecDeque;
 /// arrive in order, so the newest few are the candidates).
 const MERGE_CHECKS: usize = 16;
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Bundle {
     pub members: VecDeque<Request>,
     pub bytes: u64,
     /// When the bundle must leave at the latest (STB: its earliest member's
     /// check-point; `Ns::MAX` for policies without one).
     pub expire: Ns,
+    /// Request id of the oldest member: ids grow in insertion order, so this
+    /// orders bundles against reads (IRBW-FIFO). Merges keep ids.
+    pub oldest_id: u64,
 }
 
-impl Bundle {
-    /// Request id of the oldest member: ids grow in insertion order, so this
-    /// orders bundles against reads (IRBW-FIFO).
-    pub fn oldest_id(&self) -> u64 {
-        self.members.iter().map(|r| r.id).min().unwrap_or(u64::MAX)
+impl Default for Bundle {
+    fn default() -> Self {
+        Bundle {
+            members: VecDeque::new(),
+            bytes: 0,
+            expire: Ns::MAX,
+            oldest_id: u64::MAX,
+        }
     }
 }
 
@@ -35,18 +41,41 @@ pub struct Bundler {
     closed: VecDeque<Bundle>,
     /// Members of the bundle being dispatched, in the order they leave.
     current: VecDeque<Request>,
+    /// Requests held in bundles (open, closed and under way).
+    held: usize,
+    pub counters: BundleCounters,
+}
+
+/// What the bundles did, for the report.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct BundleCounters {
+    /// Write requests that joined a bundle (bios merged into them not counted).
+    pub bundled_writes: u64,
+    /// Bundles closed on reaching `lb_size`.
+    pub bundles_full: u64,
+    /// Bundles started short of `lb_size` (device idle, or check-point).
+    pub bundles_partial: u64,
+}
+
+impl BundleCounters {
+    pub fn named(&self) -> [(&'static str, u64); 3] {
+        [
+            ("bundled_writes", self.bundled_writes),
+            ("bundles_full", self.bundles_full),
+            ("bundles_partial", self.bundles_partial),
+        ]
+    }
 }
 
 impl Bundler {
     pub fn new(lb_size: u64) -> Self {
         Bundler {
             lb_size: lb_size.max(1),
-            open: Bundle {
-                expire: Ns::MAX,
-                ..Bundle::default()
-            },
+            open: Bundle::default(),
             closed: VecDeque::new(),
             current: VecDeque::new(),
+            held: 0,
+            counters: BundleCounters::default(),
         }
     }
 
@@ -54,7 +83,10 @@ impl Bundler {
     pub fn add(&mut self, rq: Request, expire: Ns) {
         self.open.bytes += rq.bytes as u64;
         self.open.expire = self.open.expire.min(expire);
+        self.open.oldest_id = self.open.oldest_id.min(rq.id);
         self.open.members.push_back(rq);
+        self.held += 1;
+        self.counters.bundled_writes += 1;
         self.close_if_full();
     }
 
@@ -68,24 +100,21 @@ impl Bundler {
 
     fn close_if_full(&mut self) {
         if self.open.bytes >= self.lb_size {
+            self.counters.bundles_full += 1;
             let full = self.take_open();
             self.closed.push_back(full);
         }
     }
 
     fn take_open(&mut self) -> Bundle {
-        std::mem::replace(
-            &mut self.open,
-            Bundle {
-                expire: Ns::MAX,
-                ..Bundle::default()
-            },
-        )
+        std::mem::take(&mut self.open)
     }
 
     /// The next member of the bundle being dispatched, if one is under way.
     pub fn next_of_current(&mut self) -> Option<Request> {
-        self.current.pop_front()
+        let rq = self.current.pop_front()?;
+        self.held -= 1;
+        Some(rq)
     }
 
     pub fn in_progress(&self) -> bool {
@@ -109,6 +138,7 @@ impl Bundler {
 
     /// Closes the open bundle short of a logical block and starts it.
     pub fn start_open(&mut self) {
+        self.counters.bundles_partial += 1;
         let b = self.take_open();
         self.start(b);
     }
@@ -123,9 +153,7 @@ impl Bundler {
 
     /// Requests held in bundles (open, closed and under way).
     pub fn queued(&self) -> usize {
-        self.open.members.len()
-            + self.closed.iter().map(|b| b.members.len()).sum::<usize>()
-            + self.current.len()
+        self.held
     }
 }
 
@@ -161,7 +189,7 @@ pub(super) mod tests {
         assert!(b.open().is_none());
         let closed = b.oldest_closed().unwrap();
         assert_eq!(
-            (closed.bytes, closed.expire, closed.oldest_id()),
+            (closed.bytes, closed.expire, closed.oldest_id),
             (16384, 50, 1)
         );
         b.start_closed();

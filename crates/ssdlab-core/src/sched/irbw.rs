@@ -68,7 +68,7 @@ impl Irbw {
         match self.bundles.oldest_closed() {
             None => true,
             Some(_) if self.read_preference => true,
-            Some(b) => read.id < b.oldest_id(),
+            Some(b) => read.id < b.oldest_id,
         }
     }
 
@@ -138,6 +138,10 @@ impl Scheduler for Irbw {
     fn queued(&self) -> usize {
         self.reads.len() + self.bundles.queued()
     }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        self.bundles.counters.named().to_vec()
+    }
 }
 
 #[cfg(test)]
@@ -203,6 +207,8 @@ mod tests {
         s.completed(&read, 2);
         assert!(s.has_work());
         assert_eq!(s.dispatch(3).map(|r| r.id), Some(2));
+        let c = s.counters();
+        assert!(c.contains(&("bundles_partial", 1)) && c.contains(&("bundles_full", 0)));
     }
 
     #[test]

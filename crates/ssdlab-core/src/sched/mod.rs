@@ -62,6 +62,12 @@ pub trait Scheduler: Send {
 
     /// Requests queued inside the scheduler (not yet dispatched).
     fn queued(&self) -> usize;
+
+    /// The scheduler's own event counts (name, count) for the report, as
+    /// the kernel's debugfs attributes show them. Names are stable.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
 /// One registered scheduler: name, help, tunables and constructor.

@@ -62,6 +62,10 @@ pub struct Stb {
     /// Synchronous requests in arrival order (check-point = insert + t_sync).
     sync_fifo: VecDeque<Request>,
     bundles: Bundler,
+    /// Bundles started because their check-point had passed.
+    bundles_expired: u64,
+    /// Synchronous requests served because their check-point had passed.
+    sync_expired: u64,
     /// The latest time any callback saw: `has_work` has no clock and must
     /// know whether the open bundle's check-point has passed.
     now_seen: Ns,
@@ -79,6 +83,8 @@ impl Stb {
             sync_fifo: VecDeque::new(),
             bundles: Bundler::new(t.get("lb_size") as u64),
             now_seen: 0,
+            bundles_expired: 0,
+            sync_expired: 0,
         }
     }
 
@@ -102,14 +108,17 @@ impl Stb {
             .map(|(_, pick)| pick)
     }
 
-    fn pick(&self, now: Ns) -> Option<Pick> {
-        self.expired(now).or(if !self.sync_fifo.is_empty() {
-            Some(Pick::Sync)
-        } else if self.bundles.oldest_closed().is_some() {
-            Some(Pick::Closed)
-        } else {
-            None
-        })
+    /// The next source, and whether a passed check-point chose it.
+    fn pick(&self, now: Ns) -> Option<(Pick, bool)> {
+        self.expired(now)
+            .map(|p| (p, true))
+            .or(if !self.sync_fifo.is_empty() {
+                Some((Pick::Sync, false))
+            } else if self.bundles.oldest_closed().is_some() {
+                Some((Pick::Closed, false))
+            } else {
+                None
+            })
     }
 }
 
@@ -133,7 +142,13 @@ impl Scheduler for Stb {
         let mut rq = if self.bundles.in_progress() {
             self.bundles.next_of_current()
         } else {
-            match self.pick(now)? {
+            let (pick, expired) = self.pick(now)?;
+            match (&pick, expired) {
+                (Pick::Sync, true) => self.sync_expired += 1,
+                (Pick::Closed | Pick::Open, true) => self.bundles_expired += 1,
+                (_, false) => {}
+            }
+            match pick {
                 Pick::Sync => self.sync_fifo.pop_front(),
                 Pick::Closed => {
                     self.bundles.start_closed();
@@ -182,6 +197,13 @@ impl Scheduler for Stb {
 
     fn queued(&self) -> usize {
         self.sync_fifo.len() + self.bundles.queued()
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let mut c = self.bundles.counters.named().to_vec();
+        c.push(("bundles_expired", self.bundles_expired));
+        c.push(("sync_expired", self.sync_expired));
+        c
     }
 }
 
@@ -236,6 +258,15 @@ mod tests {
         assert!(s.has_work());
         assert_eq!(s.next_timer(), None);
         assert_eq!(ids(&mut *s, at), vec![1, 2]);
+        let c = s.counters();
+        for want in [
+            ("bundled_writes", 2),
+            ("bundles_partial", 1),
+            ("bundles_expired", 1),
+        ] {
+            assert!(c.contains(&want), "{c:?} lacks {want:?}");
+        }
+        assert!(c.contains(&("bundles_full", 0)) && c.contains(&("sync_expired", 0)));
     }
 
     #[test]
