@@ -470,15 +470,8 @@ fn replay_open_and_closed_loop_with_loops_and_bad_lines() {
     assert_eq!(v4["ssdlab"]["replay"]["counters"]["records"], 99);
 }
 
-/// blkparse text: a 4 KiB random read every 8 µs for 100 ms (enough to keep
-/// the device from ever going idle), eight write-back writes (`W`, not
-/// REQ_SYNC) from 1 ms and four sync writes (`WS`) from 2 ms, all 4 KiB.
-fn read_stream_with_writeback(name: &str, writeback_flag: &str) -> std::path::PathBuf {
-    let mut events: Vec<(u64, &str, u64)> = (0..12_500u64)
-        .map(|i| (i * 8_000, "R", (i * 2_654_435_761 % (1 << 20)) * 8))
-        .collect();
-    events.extend((0..8).map(|k| (1_000_000 + k * 100_000, writeback_flag, (1 << 22) + k * 8)));
-    events.extend((0..4).map(|k| (2_000_000 + k * 100_000, "WS", (1 << 23) + k * 8)));
+/// A blkparse trace of 4 KiB queue events (time ns, RWBS, sector).
+fn blkparse_trace(name: &str, mut events: Vec<(u64, &str, u64)>) -> std::path::PathBuf {
     events.sort();
     let text: String = events
         .iter()
@@ -495,9 +488,20 @@ fn read_stream_with_writeback(name: &str, writeback_flag: &str) -> std::path::Pa
     temp_preset(name, &text)
 }
 
-/// Write completion latencies (µs) of a replay: max, p30 and p40, and the
-/// scheduler's counters.
-fn write_clat_us(trace: &std::path::Path, scheduler: &str) -> (f64, f64, f64, serde_json::Value) {
+/// A 4 KiB random read every 8 µs for 100 ms (enough to keep the device
+/// from ever going idle), eight write-back writes (`W`, not REQ_SYNC) from
+/// 1 ms and four sync writes (`WS`) from 2 ms.
+fn read_stream_with_writeback(name: &str, writeback_flag: &str) -> std::path::PathBuf {
+    let mut events: Vec<(u64, &str, u64)> = (0..12_500u64)
+        .map(|i| (i * 8_000, "R", (i * 2_654_435_761 % (1 << 20)) * 8))
+        .collect();
+    events.extend((0..8).map(|k| (1_000_000 + k * 100_000, writeback_flag, (1 << 22) + k * 8)));
+    events.extend((0..4).map(|k| (2_000_000 + k * 100_000, "WS", (1 << 23) + k * 8)));
+    blkparse_trace(name, events)
+}
+
+/// A replay's fio JSON.
+fn replay_json(trace: &std::path::Path, scheduler: &str) -> serde_json::Value {
     let (code, out, err) = ssdlab(&[
         "replay",
         trace.to_str().unwrap(),
@@ -513,7 +517,13 @@ fn write_clat_us(trace: &std::path::Path, scheduler: &str) -> (f64, f64, f64, se
         "json",
     ]);
     assert_eq!(code, 0, "{scheduler}: {err}");
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    serde_json::from_str(&out).unwrap()
+}
+
+/// Write completion latencies (µs) of a replay: max, p30 and p40, and the
+/// scheduler's counters.
+fn write_clat_us(trace: &std::path::Path, scheduler: &str) -> (f64, f64, f64, serde_json::Value) {
+    let v = replay_json(trace, scheduler);
     let j = &v["jobs"][0];
     assert_eq!(j["read"]["total_ios"], 12_500, "{scheduler}");
     assert_eq!(j["write"]["total_ios"], 12, "{scheduler}");
@@ -559,6 +569,61 @@ fn bundling_schedulers_honour_the_trace_sync_flags() {
     let (sync_max, _, _, sync_c) = write_clat_us(&all_sync, "stb:t_async=20ms");
     assert!(sync_max < 2_000.0, "stb, all sync: {sync_max} us");
     assert_eq!(sync_c["bundled_writes"], 0, "{sync_c}");
+}
+
+/// STB on write-back that fills bundles by merging, and on write-back that
+/// cannot fill one before running out of tags: neither waits for `t_async`
+/// (5 s) but the final partial bundle, and reads arriving behind 1000
+/// scattered write-back writes still find a tag.
+#[test]
+fn stb_bundles_leave_when_full_or_out_of_tags() {
+    let burst = (0..256u64)
+        .map(|k| (k * 1_000, "W", (1 << 22) + k * 8))
+        .collect();
+    let v = replay_json(&blkparse_trace("burst.blkparse", burst), "stb");
+    let w = &v["jobs"][0]["write"];
+    assert_eq!(w["total_ios"], 256);
+    let max_ms = w["clat_ns"]["max"].as_f64().unwrap() / 1e6;
+    assert!(
+        max_ms < 50.0,
+        "a bundle filled by merges waited {max_ms} ms"
+    );
+    let c = &v["ssdlab"]["scheduler_counters"];
+    assert_eq!(
+        (c["bundles_full"].as_u64(), c["bundles_expired"].as_u64()),
+        (Some(1), Some(0)),
+        "{c}"
+    );
+
+    let mut scattered: Vec<(u64, &str, u64)> = (0..1000u64)
+        .map(|k| (k * 1_000, "W", (k * 2_654_435_761 % (1 << 20)) * 8))
+        .collect();
+    scattered
+        .extend((0..500u64).map(|k| (2_000_000 + k * 100_000, "R", (k * 7919 % (1 << 20)) * 8)));
+    let v = replay_json(
+        &blkparse_trace("scattered.blkparse", scattered),
+        "stb:lb_size=64m",
+    );
+    let j = &v["jobs"][0];
+    assert_eq!(
+        (
+            j["read"]["total_ios"].as_u64(),
+            j["write"]["total_ios"].as_u64()
+        ),
+        (Some(500), Some(1000))
+    );
+    let read_max_ms = j["read"]["clat_ns"]["max"].as_f64().unwrap() / 1e6;
+    let write_p95_ms = j["write"]["clat_ns"]["percentile"]["95.000000"]
+        .as_f64()
+        .unwrap()
+        / 1e6;
+    assert!(read_max_ms < 5.0, "a read waited {read_max_ms} ms");
+    assert!(write_p95_ms < 100.0, "write-back p95 {write_p95_ms} ms");
+    // Five bundles close at the tag limit; the last 40 writes cannot fill
+    // one and wait for their check-point, as time-out bundling intends.
+    let c = &v["ssdlab"]["scheduler_counters"];
+    assert!(c["bundles_tag_limited"].as_u64().unwrap() >= 4, "{c}");
+    assert_eq!(c["bundles_expired"], 1, "{c}");
 }
 
 #[test]

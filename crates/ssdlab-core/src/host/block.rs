@@ -157,6 +157,11 @@ impl BlockLayer {
         bio.submit_ns = now;
         self.counters.bios += 1;
         if self.try_merge(&bio) {
+            // A merge can complete a bundle (IRBW, STB): let it leave now
+            // rather than at the next completion or timer.
+            if self.sched.has_work() {
+                self.run_queues(now, q);
+            }
             return true;
         }
         let hq = self.hq_of(&bio);

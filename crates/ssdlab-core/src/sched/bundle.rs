@@ -136,6 +136,13 @@ impl Bundler {
         }
     }
 
+    /// Closes the open bundle short of a logical block; it waits as a
+    /// closed one.
+    pub fn close_open(&mut self) {
+        let b = self.take_open();
+        self.closed.push_back(b);
+    }
+
     /// Closes the open bundle short of a logical block and starts it.
     pub fn start_open(&mut self) {
         self.counters.bundles_partial += 1;
@@ -160,7 +167,7 @@ impl Bundler {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::sched::{Dir, IoPrio};
+    use crate::sched::{Dir, IoPrio, Scheduler};
 
     pub fn rq(id: u64, dir: Dir, sector: u64, bytes: u32, sync: bool, at: Ns) -> Request {
         Request {
@@ -174,6 +181,88 @@ pub(super) mod tests {
             submit_ns: at,
             insert_ns: at,
             dispatch_ns: 0,
+        }
+    }
+
+    /// One arrival for [`drive`]: kind (0 read, 1 sync write, 2–3 write-back),
+    /// sector/8, pages of 4 KiB, and the gap before it in µs.
+    pub type Arrival = (u8, u64, u32, u64);
+
+    /// Drives a scheduler as the host does, against a device with four
+    /// slots and per-request service times: merges first, dispatch while a
+    /// slot is free and `has_work` says so, timers when due. Checks that
+    /// `has_work` agrees with `dispatch` every time, that every request
+    /// leaves exactly once and that nothing stays behind.
+    pub fn drive(s: &mut dyn Scheduler, arrivals: &[Arrival]) -> Result<(), String> {
+        let mut dev = FakeDevice::default();
+        let mut now: Ns = 0;
+        let mut inserted = 0usize;
+        for (i, &(kind, sector, pages, gap_us)) in arrivals.iter().enumerate() {
+            now += gap_us * 1_000;
+            dev.run_until(s, now)?;
+            let (dir, sync) = match kind {
+                0 => (Dir::Read, true),
+                1 => (Dir::Write, true),
+                _ => (Dir::Write, false),
+            };
+            let bio = rq(i as u64 + 1, dir, sector * 8, pages * 4096, sync, now);
+            if s.bio_merge(&bio, 64 * 1024).is_none() {
+                s.insert(bio, now);
+                inserted += 1;
+            }
+            dev.pump(s, now)?;
+        }
+        dev.run_until(s, Ns::MAX)?;
+        if dev.left.len() != inserted || s.queued() != 0 {
+            let (n, q) = (dev.left.len(), s.queued());
+            return Err(format!("{n} of {inserted} left, {q} still queued"));
+        }
+        Ok(())
+    }
+
+    #[derive(Default)]
+    struct FakeDevice {
+        inflight: Vec<(Ns, Request)>,
+        left: std::collections::BTreeSet<u64>,
+    }
+
+    impl FakeDevice {
+        const SLOTS: usize = 4;
+
+        fn pump(&mut self, s: &mut dyn Scheduler, now: Ns) -> Result<(), String> {
+            while self.inflight.len() < Self::SLOTS {
+                let hw = s.has_work();
+                let r = s.dispatch(now);
+                if hw != r.is_some() {
+                    return Err(format!("at {now}: has_work {hw}, dispatch {r:?}"));
+                }
+                let Some(r) = r else { break };
+                if !self.left.insert(r.id) {
+                    return Err(format!("request {} left twice", r.id));
+                }
+                self.inflight
+                    .push((now + 20_000 + r.id * 7919 % 900_000, r));
+            }
+            Ok(())
+        }
+
+        /// Completions and timers up to `until`, in time order.
+        fn run_until(&mut self, s: &mut dyn Scheduler, until: Ns) -> Result<(), String> {
+            loop {
+                let done = self.inflight.iter().map(|(t, _)| *t).min();
+                let next = done.into_iter().chain(s.next_timer()).min();
+                let Some(t) = next.filter(|&t| t <= until) else {
+                    return Ok(());
+                };
+                if done == Some(t) {
+                    let i = self.inflight.iter().position(|(d, _)| *d == t).unwrap();
+                    let (_, r) = self.inflight.swap_remove(i);
+                    s.completed(&r, t);
+                } else {
+                    s.on_timer(t);
+                }
+                self.pump(s, t)?;
+            }
         }
     }
 

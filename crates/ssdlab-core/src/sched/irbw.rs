@@ -227,46 +227,26 @@ mod tests {
         assert!(crate::sched::build("irbw-rp:lb_size=0").is_err());
         assert!(crate::sched::build("irbw-rp:lb_size=2g").is_err());
         assert!(crate::sched::build("irbw-rp:lb_size=lots").is_err());
-        assert!(crate::sched::build("irbw-fifo:lb_size=512k").is_ok());
+        let (_, t) = crate::sched::spec::parse("irbw-fifo:lb_size=512k").unwrap();
+        assert_eq!(t.get("lb_size"), 512 << 10);
+        let (_, t) = crate::sched::spec::parse("irbw-fifo:lb_size=65536").unwrap();
+        assert_eq!(t.get("lb_size"), 65536, "a bare number is in bytes");
     }
 
     proptest! {
-        /// Every request inserted leaves exactly once and nothing stays
-        /// behind once the device drains (partial bundles included).
+        /// Driven as the host drives it (merges, four device slots, service
+        /// times): `has_work` agrees with `dispatch`, every request leaves
+        /// exactly once, and partial bundles do not stay behind.
         #[test]
-        fn conserves_requests(
+        fn host_driven_runs_conserve_requests(
             rp in any::<bool>(),
-            ops in prop::collection::vec((0u8..3, 0u64..64, 1u32..4), 1..200),
+            lb_pages in 1u32..16,
+            arrivals in prop::collection::vec((0u8..4, 0u64..64, 1u32..4, 0u64..400), 1..200),
         ) {
-            let mut s = irbw(if rp { "irbw-rp:lb_size=16k" } else { "irbw-fifo:lb_size=16k" });
-            let mut out = Vec::new();
-            let mut inflight = VecDeque::new();
-            for (i, (kind, sector, pages)) in ops.iter().enumerate() {
-                let id = i as u64 + 1;
-                match kind {
-                    0 => s.insert(rq(id, Dir::Read, sector * 8, pages * 4096, true, 0), 0),
-                    1 => s.insert(rq(id, Dir::Write, sector * 8, pages * 4096, false, 0), 0),
-                    _ => {
-                        if let Some(r) = s.dispatch(0) { out.push(r.id); inflight.push_back(r); }
-                        if let Some(r) = inflight.pop_front() { s.completed(&r, 0); }
-                    }
-                }
-            }
-            loop {
-                while let Some(r) = inflight.pop_front() { s.completed(&r, 0); }
-                match s.dispatch(0) {
-                    Some(r) => { out.push(r.id); inflight.push_back(r); }
-                    None if inflight.is_empty() => break,
-                    None => {}
-                }
-            }
-            let mut sorted = out.clone();
-            sorted.sort_unstable();
-            sorted.dedup();
-            prop_assert_eq!(sorted.len(), out.len());
-            let inserted = ops.iter().filter(|(k, _, _)| *k < 2).count();
-            prop_assert_eq!(out.len(), inserted);
-            prop_assert_eq!(s.queued(), 0);
+            let name = if rp { "irbw-rp" } else { "irbw-fifo" };
+            let mut s = irbw(&format!("{name}:lb_size={}k", lb_pages * 4));
+            let run = crate::sched::bundle::tests::drive(&mut *s, &arrivals);
+            prop_assert!(run.is_ok(), "{}", run.unwrap_err());
         }
     }
 }

@@ -21,8 +21,9 @@ pub enum TunableKind {
         unit_ns: i64,
     },
     Bool,
-    /// A size in bytes in [min, max], written as in fio job files (`4k`,
-    /// `1m`: powers of two); bare numbers are bytes.
+    /// A size in bytes in [min, max], written as in fio job files: `4k`,
+    /// `1m` are powers of two, bare numbers are bytes, and, as fio does
+    /// with its default kb_base, `KiB`/`MiB` are powers of ten.
     Bytes {
         min: i64,
         max: i64,

@@ -13,6 +13,7 @@ use super::bundle::Bundler;
 use super::irbw::LB_SIZE;
 use super::{Dir, MergeKind, Request, Scheduler, SchedulerEntry, Tunable, TunableKind, Tunables};
 use crate::engine::Ns;
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 const MS: i64 = 1_000_000;
@@ -40,6 +41,12 @@ const TUNABLES: &[Tunable] = &[
         default: 5 * S,
         help: "check-point of an asynchronous write after its arrival (bare number: ms)",
     },
+    Tunable {
+        name: "async_tags_pct",
+        kind: TunableKind::Int { min: 1, max: 100 },
+        default: 75,
+        help: "share of the scheduler tags write-back may hold, so sync I/O always finds one",
+    },
 ];
 
 pub const ENTRY: SchedulerEntry = SchedulerEntry {
@@ -62,6 +69,12 @@ pub struct Stb {
     /// Synchronous requests in arrival order (check-point = insert + t_sync).
     sync_fifo: VecDeque<Request>,
     bundles: Bundler,
+    async_tags_pct: u32,
+    /// The tag limit last handed to write-back (0 until one arrives): an
+    /// open bundle holding that many requests cannot grow and is closed.
+    async_tag_limit: Cell<u32>,
+    /// Bundles closed short of `lb_size` because write-back ran out of tags.
+    bundles_tag_limited: u64,
     /// Bundles started because their check-point had passed.
     bundles_expired: u64,
     /// Synchronous requests served because their check-point had passed.
@@ -83,6 +96,9 @@ impl Stb {
             sync_fifo: VecDeque::new(),
             bundles: Bundler::new(t.get("lb_size") as u64),
             now_seen: 0,
+            async_tags_pct: t.get("async_tags_pct") as u32,
+            async_tag_limit: Cell::new(0),
+            bundles_tag_limited: 0,
             bundles_expired: 0,
             sync_expired: 0,
         }
@@ -132,6 +148,16 @@ impl Scheduler for Stb {
         rq.insert_ns = now;
         if is_async_write(&rq) {
             self.bundles.add(rq, now.saturating_add(self.t_async));
+            let limit = self.async_tag_limit.get() as usize;
+            if limit > 0
+                && self
+                    .bundles
+                    .open()
+                    .is_some_and(|b| b.members.len() >= limit)
+            {
+                self.bundles.close_open();
+                self.bundles_tag_limited += 1;
+            }
         } else {
             self.sync_fifo.push_back(rq);
         }
@@ -172,6 +198,18 @@ impl Scheduler for Stb {
         self.now_seen = self.now_seen.max(now);
     }
 
+    /// Write-back may hold `async_tags_pct` of the tags: the kernel STB was
+    /// built on had separate sync and async request pools, so bundles
+    /// waiting to fill never kept a reader from a request.
+    fn limit_depth(&self, dir: Dir, sync: bool, nr_requests: u32) -> Option<u32> {
+        if dir != Dir::Write || sync {
+            return None;
+        }
+        let limit = (nr_requests as u64 * self.async_tags_pct as u64 / 100).max(1) as u32;
+        self.async_tag_limit.set(limit);
+        Some(limit)
+    }
+
     fn bio_merge(&mut self, bio: &Request, max_bytes: u32) -> Option<(u64, MergeKind)> {
         if is_async_write(bio) {
             self.bundles.merge(bio, max_bytes)
@@ -201,6 +239,7 @@ impl Scheduler for Stb {
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
         let mut c = self.bundles.counters.named().to_vec();
+        c.push(("bundles_tag_limited", self.bundles_tag_limited));
         c.push(("bundles_expired", self.bundles_expired));
         c.push(("sync_expired", self.sync_expired));
         c
@@ -289,13 +328,56 @@ mod tests {
     }
 
     #[test]
-    fn a_waiting_read_past_its_check_point_goes_before_an_older_expired_bundle_only_if_earlier() {
-        let mut s = stb("stb:lb_size=8k,t_sync=1ms,t_async=2ms");
+    fn a_passed_check_point_beats_an_earlier_arrival_whose_check_point_is_ahead() {
+        let mut s = stb("stb:lb_size=8k,t_sync=10ms,t_async=2ms");
         s.insert(rq(1, Dir::Write, 0, 4096, false, 0), 0);
-        s.insert(rq(2, Dir::Write, 80, 4096, false, 0), 0);
-        s.insert(rq(3, Dir::Read, 0, 4096, true, MS as Ns / 2), MS as Ns / 2);
-        // Both passed at 3 ms: the read's check-point (1.5 ms) is earlier.
-        assert_eq!(ids(&mut *s, 3 * MS as Ns), vec![3, 1, 2]);
+        s.insert(rq(2, Dir::Write, 80, 4096, false, 0), 0); // closed, check-point 2 ms
+        s.insert(rq(3, Dir::Read, 0, 4096, true, 0), 0); // check-point 10 ms
+        s.insert(rq(4, Dir::Read, 8, 4096, true, 0), 0);
+        // At 1 ms nothing has passed: sync requests first.
+        assert_eq!(s.dispatch(MS as Ns).map(|r| r.id), Some(3));
+        // At 3 ms the bundle's check-point has passed and read 4's has not.
+        assert_eq!(ids(&mut *s, 3 * MS as Ns), vec![1, 2, 4]);
+        assert!(s.counters().contains(&("bundles_expired", 1)));
+        assert!(s.counters().contains(&("sync_expired", 0)));
+    }
+
+    #[test]
+    fn of_two_passed_check_points_the_earlier_goes_first() {
+        let mut s = stb("stb:lb_size=8k,t_sync=5ms,t_async=2ms");
+        s.insert(rq(1, Dir::Read, 0, 4096, true, 0), 0); // check-point 5 ms
+        s.insert(rq(2, Dir::Write, 0, 4096, false, 0), 0);
+        s.insert(rq(3, Dir::Write, 80, 4096, false, 0), 0); // check-point 2 ms
+        s.insert(rq(4, Dir::Read, 8, 4096, true, 0), 0); // check-point 5 ms
+        assert_eq!(ids(&mut *s, 6 * MS as Ns), vec![2, 3, 1, 4]);
+        let c = s.counters();
+        assert!(c.contains(&("bundles_expired", 1)) && c.contains(&("sync_expired", 2)));
+    }
+
+    #[test]
+    fn write_back_holds_a_share_of_the_tags_and_a_bundle_at_it_closes() {
+        let mut s = stb("stb:async_tags_pct=50");
+        assert_eq!(s.limit_depth(Dir::Read, true, 8), None);
+        assert_eq!(s.limit_depth(Dir::Write, true, 8), None);
+        assert_eq!(s.limit_depth(Dir::Write, false, 8), Some(4));
+        for i in 1..=3 {
+            s.insert(rq(i, Dir::Write, i * 80, 4096, false, 0), 0);
+        }
+        assert!(
+            !s.has_work(),
+            "three of four tags: the bundle may still grow"
+        );
+        s.insert(rq(4, Dir::Write, 400, 4096, false, 0), 0);
+        assert!(
+            s.has_work(),
+            "the bundle holds every tag write-back may have"
+        );
+        assert_eq!(ids(&mut *s, 0), vec![1, 2, 3, 4]);
+        assert!(s.counters().contains(&("bundles_tag_limited", 1)));
+        assert_eq!(
+            stb("stb:async_tags_pct=1").limit_depth(Dir::Write, false, 8),
+            Some(1)
+        );
     }
 
     #[test]
@@ -303,7 +385,12 @@ mod tests {
         assert!(crate::sched::build("stb:t_sync=5 parsecs").is_err());
         assert!(crate::sched::build("stb:t_async=-1ms").is_err());
         assert!(crate::sched::build("stb:lb_size=1k").is_err());
-        assert!(crate::sched::build("stb:t_sync=250,t_async=2s,lb_size=4m").is_ok());
+        assert!(crate::sched::build("stb:async_tags_pct=0").is_err());
+        let (_, t) = crate::sched::spec::parse("stb:t_sync=250,t_async=2s,lb_size=4m").unwrap();
+        assert_eq!(t.get("t_sync"), 250 * MS, "a bare number is in ms");
+        assert_eq!(t.get("t_async"), 2 * S);
+        assert_eq!(t.get("lb_size"), 4 << 20);
+        assert_eq!(t.get("async_tags_pct"), 75);
     }
 
     /// Check-point of a request under `stb:t_sync=1ms,t_async=4ms`.
@@ -355,6 +442,20 @@ mod tests {
             }
             prop_assert_eq!(seen.len(), ops.len());
             prop_assert_eq!(s.queued(), 0);
+        }
+
+        /// Driven as the host drives it (merges, four device slots, service
+        /// times, the timer): `has_work` agrees with `dispatch`, every
+        /// request leaves exactly once and nothing stays behind.
+        #[test]
+        fn host_driven_runs_conserve_requests(
+            lb_pages in 1u32..16,
+            t_async_us in 0u64..3000,
+            arrivals in prop::collection::vec((0u8..4, 0u64..64, 1u32..4, 0u64..400), 1..200),
+        ) {
+            let mut s = stb(&format!("stb:lb_size={}k,t_sync=1ms,t_async={t_async_us}us", lb_pages * 4));
+            let run = crate::sched::bundle::tests::drive(&mut *s, &arrivals);
+            prop_assert!(run.is_ok(), "{}", run.unwrap_err());
         }
     }
 }
