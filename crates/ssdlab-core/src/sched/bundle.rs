@@ -184,6 +184,18 @@ pub(super) mod tests {
         }
     }
 
+    /// A scheduler from a spec string that must be valid.
+    pub fn built(spec: &str) -> Box<dyn Scheduler> {
+        crate::sched::build(spec).unwrap()
+    }
+
+    /// Ids of everything `dispatch(now)` hands out until it says no.
+    pub fn drained_ids(s: &mut dyn Scheduler, now: Ns) -> Vec<u64> {
+        std::iter::from_fn(|| s.dispatch(now))
+            .map(|r| r.id)
+            .collect()
+    }
+
     /// One arrival for [`drive`]: kind (0 read, 1 sync write, 2–3 write-back),
     /// sector/8, pages of 4 KiB, and the gap before it in µs.
     pub type Arrival = (u8, u64, u32, u64);

@@ -147,18 +147,8 @@ impl Scheduler for Irbw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sched::bundle::tests::rq;
+    use crate::sched::bundle::tests::{built as irbw, drained_ids as ids, rq};
     use proptest::prelude::*;
-
-    fn irbw(spec: &str) -> Box<dyn Scheduler> {
-        crate::sched::build(spec).unwrap()
-    }
-
-    fn ids(s: &mut dyn Scheduler, now: Ns) -> Vec<u64> {
-        std::iter::from_fn(|| s.dispatch(now))
-            .map(|r| r.id)
-            .collect()
-    }
 
     fn ids_n(s: &mut dyn Scheduler, n: usize) -> Vec<u64> {
         (0..n).filter_map(|_| s.dispatch(0)).map(|r| r.id).collect()

@@ -88,6 +88,11 @@ fn is_async_write(rq: &Request) -> bool {
     rq.dir == Dir::Write && !rq.sync
 }
 
+fn dispatched(mut rq: Request, now: Ns) -> Request {
+    rq.dispatch_ns = now;
+    rq
+}
+
 impl Stb {
     pub fn new(t: &Tunables) -> Self {
         Stb {
@@ -124,6 +129,19 @@ impl Stb {
             .map(|(_, pick)| pick)
     }
 
+    /// An open bundle holding every tag write-back may have cannot grow.
+    fn close_if_out_of_tags(&mut self) {
+        let limit = self.async_tag_limit.get() as usize;
+        let full = self
+            .bundles
+            .open()
+            .is_some_and(|b| b.members.len() >= limit);
+        if limit > 0 && full {
+            self.bundles.close_open();
+            self.bundles_tag_limited += 1;
+        }
+    }
+
     /// The next source, and whether a passed check-point chose it.
     fn pick(&self, now: Ns) -> Option<(Pick, bool)> {
         self.expired(now)
@@ -148,16 +166,7 @@ impl Scheduler for Stb {
         rq.insert_ns = now;
         if is_async_write(&rq) {
             self.bundles.add(rq, now.saturating_add(self.t_async));
-            let limit = self.async_tag_limit.get() as usize;
-            if limit > 0
-                && self
-                    .bundles
-                    .open()
-                    .is_some_and(|b| b.members.len() >= limit)
-            {
-                self.bundles.close_open();
-                self.bundles_tag_limited += 1;
-            }
+            self.close_if_out_of_tags();
         } else {
             self.sync_fifo.push_back(rq);
         }
@@ -165,9 +174,7 @@ impl Scheduler for Stb {
 
     fn dispatch(&mut self, now: Ns) -> Option<Request> {
         self.now_seen = self.now_seen.max(now);
-        let mut rq = if self.bundles.in_progress() {
-            self.bundles.next_of_current()
-        } else {
+        if !self.bundles.in_progress() {
             let (pick, expired) = self.pick(now)?;
             match (&pick, expired) {
                 (Pick::Sync, true) => self.sync_expired += 1,
@@ -175,19 +182,12 @@ impl Scheduler for Stb {
                 (_, false) => {}
             }
             match pick {
-                Pick::Sync => self.sync_fifo.pop_front(),
-                Pick::Closed => {
-                    self.bundles.start_closed();
-                    self.bundles.next_of_current()
-                }
-                Pick::Open => {
-                    self.bundles.start_open();
-                    self.bundles.next_of_current()
-                }
+                Pick::Sync => return self.sync_fifo.pop_front().map(|rq| dispatched(rq, now)),
+                Pick::Closed => self.bundles.start_closed(),
+                Pick::Open => self.bundles.start_open(),
             }
-        }?;
-        rq.dispatch_ns = now;
-        Some(rq)
+        }
+        self.bundles.next_of_current().map(|rq| dispatched(rq, now))
     }
 
     fn has_work(&self) -> bool {
@@ -249,18 +249,8 @@ impl Scheduler for Stb {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sched::bundle::tests::rq;
+    use crate::sched::bundle::tests::{built as stb, drained_ids as ids, rq};
     use proptest::prelude::*;
-
-    fn stb(spec: &str) -> Box<dyn Scheduler> {
-        crate::sched::build(spec).unwrap()
-    }
-
-    fn ids(s: &mut dyn Scheduler, now: Ns) -> Vec<u64> {
-        std::iter::from_fn(|| s.dispatch(now))
-            .map(|r| r.id)
-            .collect()
-    }
 
     #[test]
     fn sync_writes_are_not_bundled_async_writes_are() {
