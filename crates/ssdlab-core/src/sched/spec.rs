@@ -217,4 +217,68 @@ mod tests {
         ));
         assert_eq!(build("none").unwrap().name(), "none");
     }
+
+    use proptest::prelude::*;
+
+    /// Value strings near and beyond the edges every kind accepts.
+    fn value() -> impl Strategy<Value = String> {
+        let num = prop_oneof![
+            any::<i64>().prop_map(|n| n.to_string()),
+            (0u64..5000).prop_map(|n| n.to_string()),
+            any::<f64>().prop_map(|f| f.to_string()),
+            Just("18446744073709551616".to_string()),
+        ];
+        let unit = prop::sample::select(vec![
+            "", "ns", "us", "ms", "s", "k", "m", "g", "t", "p", "KiB", "MiB", "x", "e9",
+        ]);
+        prop_oneof![
+            (num, unit).prop_map(|(n, u)| format!("{n}{u}")),
+            "[a-z0-9=,.:-]{0,12}",
+        ]
+    }
+
+    proptest! {
+        /// Any string is a scheduler or an error, never a panic.
+        #[test]
+        fn arbitrary_specs_never_panic(spec in "\\PC{0,40}") {
+            let _ = build(&spec);
+        }
+
+        /// Every tunable of every scheduler takes a value in its range or
+        /// rejects it, and the scheduler it builds runs a request.
+        #[test]
+        fn tunable_values_are_in_range_or_rejected(entry_i in 0usize..32, tun_i in 0usize..8, v in value()) {
+            let e = &REGISTRY[entry_i % REGISTRY.len()];
+            prop_assume!(!e.tunables.is_empty());
+            let t = &e.tunables[tun_i % e.tunables.len()];
+            let spec = format!("{}:{}={v}", e.name, t.name);
+            if let Ok((_, values)) = parse(&spec) {
+                let got = values.get(t.name);
+                let (min, max) = match t.kind {
+                    TunableKind::Int { min, max }
+                    | TunableKind::Duration { min, max, .. }
+                    | TunableKind::Bytes { min, max } => (min, max),
+                    TunableKind::Bool => (0, 1),
+                };
+                prop_assert!((min..=max).contains(&got), "{spec} gave {got}");
+                let mut s = build(&spec).unwrap();
+                let rq = crate::sched::Request {
+                    id: 1,
+                    dir: crate::sched::Dir::Write,
+                    sector: 0,
+                    bytes: 4096,
+                    prio: crate::sched::IoPrio::NONE,
+                    sync: false,
+                    job: 0,
+                    submit_ns: 0,
+                    insert_ns: 0,
+                    dispatch_ns: 0,
+                };
+                let _ = s.limit_depth(rq.dir, rq.sync, 64);
+                s.insert(rq, 0);
+                let _ = s.dispatch(0);
+                let _ = s.next_timer();
+            }
+        }
+    }
 }
