@@ -265,7 +265,7 @@ impl Scheduler for K2Budget {
         if sync {
             return None;
         }
-        Some((nr_requests * self.async_share_pct / 100).max(1))
+        Some(super::tag_share(nr_requests, self.async_share_pct))
     }
 
     fn queued(&self) -> usize {

@@ -244,7 +244,7 @@ impl Scheduler for Kyber {
         if sync {
             return None;
         }
-        Some((nr_requests * ASYNC_PERCENT / 100).max(1))
+        Some(super::tag_share(nr_requests, ASYNC_PERCENT))
     }
 
     fn bio_merge(&mut self, bio: &Request, max_bytes: u32) -> Option<(u64, MergeKind)> {

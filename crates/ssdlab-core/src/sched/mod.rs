@@ -89,6 +89,12 @@ pub const REGISTRY: &[SchedulerEntry] = &[
     stb::ENTRY,
 ];
 
+/// The tags out of `nr_requests` that a `pct` share allows (at least one):
+/// the async depth limits of kyber, k2-budget and STB.
+pub(crate) fn tag_share(nr_requests: u32, pct: u32) -> u32 {
+    (nr_requests as u64 * pct as u64 / 100).max(1) as u32
+}
+
 pub fn entry(name: &str) -> Option<&'static SchedulerEntry> {
     REGISTRY.iter().find(|e| e.name == name)
 }

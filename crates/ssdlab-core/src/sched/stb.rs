@@ -42,7 +42,7 @@ const TUNABLES: &[Tunable] = &[
         help: "check-point of an asynchronous write after its arrival (bare number: ms)",
     },
     Tunable {
-        name: "async_tags_pct",
+        name: "async_tag_share_pct",
         kind: TunableKind::Int { min: 1, max: 100 },
         default: 75,
         help: "share of the scheduler tags write-back may hold, so sync I/O always finds one",
@@ -69,7 +69,7 @@ pub struct Stb {
     /// Synchronous requests in arrival order (check-point = insert + t_sync).
     sync_fifo: VecDeque<Request>,
     bundles: Bundler,
-    async_tags_pct: u32,
+    async_tag_share_pct: u32,
     /// The tag limit last handed to write-back (0 until one arrives): an
     /// open bundle holding that many requests cannot grow and is closed.
     async_tag_limit: Cell<u32>,
@@ -101,7 +101,7 @@ impl Stb {
             sync_fifo: VecDeque::new(),
             bundles: Bundler::new(t.get("lb_size") as u64),
             now_seen: 0,
-            async_tags_pct: t.get("async_tags_pct") as u32,
+            async_tag_share_pct: t.get("async_tag_share_pct") as u32,
             async_tag_limit: Cell::new(0),
             bundles_tag_limited: 0,
             bundles_expired: 0,
@@ -198,14 +198,14 @@ impl Scheduler for Stb {
         self.now_seen = self.now_seen.max(now);
     }
 
-    /// Write-back may hold `async_tags_pct` of the tags: the kernel STB was
+    /// Write-back may hold `async_tag_share_pct` of the tags: the kernel STB was
     /// built on had separate sync and async request pools, so bundles
     /// waiting to fill never kept a reader from a request.
     fn limit_depth(&self, dir: Dir, sync: bool, nr_requests: u32) -> Option<u32> {
         if dir != Dir::Write || sync {
             return None;
         }
-        let limit = (nr_requests as u64 * self.async_tags_pct as u64 / 100).max(1) as u32;
+        let limit = super::tag_share(nr_requests, self.async_tag_share_pct);
         self.async_tag_limit.set(limit);
         Some(limit)
     }
@@ -346,7 +346,7 @@ mod tests {
 
     #[test]
     fn write_back_holds_a_share_of_the_tags_and_a_bundle_at_it_closes() {
-        let mut s = stb("stb:async_tags_pct=50");
+        let mut s = stb("stb:async_tag_share_pct=50");
         assert_eq!(s.limit_depth(Dir::Read, true, 8), None);
         assert_eq!(s.limit_depth(Dir::Write, true, 8), None);
         assert_eq!(s.limit_depth(Dir::Write, false, 8), Some(4));
@@ -365,7 +365,7 @@ mod tests {
         assert_eq!(ids(&mut *s, 0), vec![1, 2, 3, 4]);
         assert!(s.counters().contains(&("bundles_tag_limited", 1)));
         assert_eq!(
-            stb("stb:async_tags_pct=1").limit_depth(Dir::Write, false, 8),
+            stb("stb:async_tag_share_pct=1").limit_depth(Dir::Write, false, 8),
             Some(1)
         );
     }
@@ -375,12 +375,12 @@ mod tests {
         assert!(crate::sched::build("stb:t_sync=5 parsecs").is_err());
         assert!(crate::sched::build("stb:t_async=-1ms").is_err());
         assert!(crate::sched::build("stb:lb_size=1k").is_err());
-        assert!(crate::sched::build("stb:async_tags_pct=0").is_err());
+        assert!(crate::sched::build("stb:async_tag_share_pct=0").is_err());
         let (_, t) = crate::sched::spec::parse("stb:t_sync=250,t_async=2s,lb_size=4m").unwrap();
         assert_eq!(t.get("t_sync"), 250 * MS, "a bare number is in ms");
         assert_eq!(t.get("t_async"), 2 * S);
         assert_eq!(t.get("lb_size"), 4 << 20);
-        assert_eq!(t.get("async_tags_pct"), 75);
+        assert_eq!(t.get("async_tag_share_pct"), 75);
     }
 
     /// Check-point of a request under `stb:t_sync=1ms,t_async=4ms`.
