@@ -246,7 +246,7 @@ fn run_gc(a: GcArgs) -> Result<(), InputError> {
     let csv = a.out.join("results.csv");
     write_rows_csv(&rows, &csv).map_err(|e| io(&csv, e.to_string()))?;
     let preamble = format!(
-        "Device `seed004` (gc-ondemand.md §1), GC enabled at 70% full, preconditioned to 60% of the physical space; \
+        "Device `seed004` (the simulated SSD of Lee, Choi and Hong, Electronics 12(9):2142, 2023), GC enabled at 70% full, preconditioned to 60% of the physical space; \
 each profile's synthetic trace ({} requests per pass, seed {}) replayed open loop at {} MB/s offered until the host \
 has written {}× the logical capacity. Every profile is a **synthetic stand-in** for the paper's traces. \
 Schemes: PBGC = eager 70% trigger, greedy, plane-blocking; BBGC = the same, block-blocking; on-demand = \

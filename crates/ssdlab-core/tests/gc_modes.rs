@@ -1,4 +1,5 @@
-//! The GC triggers and the prioritized victim policy (gc-ondemand.md), with
+//! The GC triggers and the prioritized victim policy (after Lee, Choi, Hong,
+//! Electronics 12(9):2142, 2023; see docs/model.md), with
 //! the invariant checker on.
 
 use rand::SeedableRng;

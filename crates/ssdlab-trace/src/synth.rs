@@ -1,7 +1,9 @@
 //! Synthetic block-trace generator: reproduces a workload *profile* (read
 //! ratio, sequential share, average request sizes) plus a locality knob
 //! (hot/cold split) and an overwrite share, as stand-ins for traces that are
-//! not public (spec `gc-ondemand.md` §1 workload table, §2 stand-ins).
+//! not public (the workload table of Lee, Choi and Hong, "On-Demand Garbage
+//! Collection Algorithm with Prioritized Victim Blocks for SSDs",
+//! Electronics 12(9):2142, 2023; the stand-ins are ours, see docs/traces.md).
 //!
 //! Every trace produced from [`PROFILES`] is a **synthetic stand-in**: it
 //! matches the published read ratio, sequential share and average sizes, but
@@ -76,16 +78,17 @@ pub struct Profile {
     pub iops: f64,
 }
 
-/// The six workloads of the GC paper (spec `gc-ondemand.md` §1), as
+/// The six workloads of the on-demand GC paper (Lee, Choi, Hong 2023), as
 /// **synthetic stand-ins**.
 ///
 /// `read_pct`, `seq_pct`, `avg_read_kb` and `avg_write_kb` are copied exactly
-/// from the spec's workload table (including the table's 4.0 KB average read
+/// from the paper's workload table (including the table's 4.0 KB average read
 /// size for Dbench and SQLite, whose read ratio is 0.0: they generate no
 /// reads).
 ///
 /// The knobs `hot_share`, `hot_access`, `overwrite_pct` and `iops` are
-/// **not** from the paper [interp]. They are chosen, uncalibrated, so that
+/// **not** from the paper: they are a choice of ours where the paper is
+/// silent (see docs/traces.md). They are chosen, uncalibrated, so that
 /// a greedy GC should find victims invalid roughly in the proportions of the
 /// paper's victim table (share of victims ≥ 70% / ≥ 90% invalid):
 ///

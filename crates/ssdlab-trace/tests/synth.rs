@@ -10,7 +10,8 @@ use ssdlab_trace::{
 
 const GIB: u64 = 1 << 30;
 
-/// The spec's workload table (gc-ondemand.md §1): name, read %, sequential
+/// The workload table of Lee, Choi, Hong (Electronics 12(9):2142, 2023):
+/// name, read %, sequential
 /// %, average read KB, average write KB.
 const TABLE: &[(&str, f64, f64, f64, f64)] = &[
     ("cassandra", 80.2, 56.8, 70.5, 103.7),

@@ -1,5 +1,6 @@
-//! `reproduce gc-ondemand`: the on-demand GC study (Lee, Choi, Hong 2023;
-//! gc-ondemand.md) on the `seed004` device — the six application profiles
+//! `reproduce gc-ondemand`: the on-demand GC study (Lee, Choi, Hong,
+//! Electronics 12(9):2142, 2023) on the `seed004` device — the six
+//! application profiles
 //! (synthetic stand-ins) × PBGC, BBGC and on-demand GC.
 //!
 //! Each run: precondition to 60% of the physical space (so the 70% point is

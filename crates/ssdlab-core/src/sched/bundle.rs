@@ -1,4 +1,5 @@
-//! Write bundles, shared by IRBW-FIFO, IRBW-FIFO-RP and STB (specs/stb.md):
+//! Write bundles, shared by IRBW-FIFO, IRBW-FIFO-RP and STB (Kim et al.,
+//! EMSOFT 2009; Kang, Park, Yoo, ICCE 2011):
 //! writes are gathered into one open bundle until they add up to a logical
 //! block (`lb_size`), then wait as a closed bundle and, once started, leave
 //! back to back in ascending sector order.

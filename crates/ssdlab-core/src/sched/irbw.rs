@@ -1,5 +1,5 @@
 //! `irbw-fifo` and `irbw-rp`: Immediately Read, Bundled Write (Kim et al.,
-//! EMSOFT 2009), as specs/stb.md §2 describes it.
+//! "Disk Schedulers for Solid State Drives", EMSOFT 2009).
 //!
 //! Reads (and discards) are queued singly and dispatched at once; every write,
 //! synchronous or not, joins the open bundle, which closes when it adds up to
@@ -7,7 +7,8 @@
 //! the older of the read queue's head and the oldest closed bundle;
 //! IRBW-FIFO-RP (read preference) serves reads first and has no starvation
 //! guard. A partial bundle leaves only when nothing else is queued and the
-//! device is idle (the paper has no timer; this is the interpretation).
+//! device is idle (the paper has no timer; this is a choice of ours, see
+//! docs/model.md).
 
 use super::bundle::Bundler;
 use super::{Dir, MergeKind, Request, Scheduler, SchedulerEntry, Tunable, TunableKind, Tunables};

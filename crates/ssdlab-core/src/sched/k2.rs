@@ -1,5 +1,6 @@
 //! `k2`: the work-constraining K2 scheduler (Miemietz et al., RTSS 2019;
-//! TUD-OS/k2-scheduler, k2.c), as specs/k2.md §1 describes it.
+//! "K2: Work-Constraining Scheduling of NVMe-Attached Storage"; the code is
+//! TUD-OS/k2-scheduler, k2.c, tag k2-rtss19).
 //!
 //! At most `max_inflight` requests are outstanding at the device, counted
 //! device-wide. Everything else waits on the host in eight RT FIFO queues (one

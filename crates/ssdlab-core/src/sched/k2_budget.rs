@@ -1,5 +1,5 @@
 //! `k2-budget`: the latency-budget variant of K2 (grassnick/k2-scheduler,
-//! release/0.2), specs/k2.md §3.
+//! branch release/0.2).
 //!
 //! Instead of counting requests, K2-budget sums the *estimated* device
 //! latency of what is in flight and dispatches a request only while its

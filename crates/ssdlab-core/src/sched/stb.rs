@@ -1,5 +1,6 @@
-//! `stb`: selective time-out bundling (Kang, Park, Yoo), built on IRBW-FIFO-RP,
-//! as specs/stb.md §3 describes it.
+//! `stb`: selective time-out bundling (Kang, Park, Yoo, "Performance
+//! Enhancement of I/O Scheduler for Solid State Devices", IEEE ICCE 2011),
+//! built on IRBW-FIFO-RP.
 //!
 //! Requests are split by their nature. Synchronous ones (reads, discards and
 //! REQ_SYNC writes: a process or the file system waits for them) are queued

@@ -287,7 +287,8 @@ pub struct Gc {
     #[serde(default)]
     pub execution: GcExecution,
     /// When a plane collects in the background: `threshold` (free blocks
-    /// below soft_threshold), `eager70` or `on-demand` (gc-ondemand.md).
+    /// below soft_threshold), `eager70` or `on-demand` (after Lee, Choi,
+    /// Hong, Electronics 12(9):2142, 2023; see docs/model.md).
     #[serde(default = "default_trigger")]
     pub trigger: String,
     /// Background GC only once this share of the SSD's blocks is in use
@@ -310,7 +311,9 @@ fn default_trigger() -> String {
     "threshold".into()
 }
 
-/// gc-ondemand.md §4; every value is an [interp] default of the spec.
+/// Parameters of the on-demand trigger and the prioritized victims (after
+/// Lee, Choi, Hong, Electronics 12(9):2142, 2023). The paper gives none of
+/// these values: every default is a choice of ours (see docs/model.md).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct OnDemand {
@@ -351,7 +354,8 @@ impl Default for OnDemand {
     }
 }
 
-/// GC execution mode (gc-ondemand.md §3).
+/// GC execution mode: the PBGC and BBGC baselines of Lee, Choi, Hong (2023),
+/// as ssdlab reads them (docs/model.md).
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum GcExecution {

@@ -1,4 +1,4 @@
-//! Figures of the K2 study (k2.md §2), in the style of Park and Lee
+//! Figures of the K2 study, in the style of Park and Lee
 //! (Electronics, 2021): one chart per (operation, occupancy) with the
 //! schedulers `none`, K2-64 … K2-1 along the x-axis, the total bandwidth of all
 //! four jobs as bars on the left y-axis and the real-time task's p99.9 latency

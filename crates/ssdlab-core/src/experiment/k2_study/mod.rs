@@ -1,6 +1,7 @@
-//! The K2 queue-length-bound study (Park and Lee, 2021; k2.md §2): the grid of
-//! operations × device states × schedulers, run in parallel with a
-//! configuration-hash cache, and its derived observations, figures and report.
+//! The K2 queue-length-bound study (Park and Lee, Electronics 10(7):865,
+//! 2021): the grid of operations × device states × schedulers, run in
+//! parallel with a configuration-hash cache, and its derived observations,
+//! figures and report.
 
 pub mod cache;
 pub mod figures;

@@ -1,4 +1,6 @@
-//! The partially occupied calibration figures of Park and Lee (k2.md §2).
+//! The partially occupied calibration figures of Park and Lee
+//! ("Analysis of the K2 Scheduler for a Real-Time System with an SSD",
+//! Electronics 10(7):865, 2021).
 
 /// One stated figure: operation, point label, metric and value (or range).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,7 +32,7 @@ const fn t(op: &'static str, label: &'static str, metric: Metric, low: f64, high
 
 use Metric::{BwMbs, P999Us};
 
-/// Every figure k2.md §2 gives for the partially occupied SSD. A range
+/// Every figure Park and Lee give for the partially occupied SSD. A range
 /// (K2-2…K2-64) applies to each of those points.
 pub const TARGETS: &[Target] = &[
     t("read", "none", P999Us, 1237.0, 1237.0),

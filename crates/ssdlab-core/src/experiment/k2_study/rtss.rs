@@ -1,4 +1,4 @@
-//! The K2 paper's own comparison (Miemietz et al., RTSS 2019; k2.md §1):
+//! The K2 paper's own comparison (Miemietz et al., RTSS 2019):
 //! none, mq-deadline and kyber against K2 with bounds 8, 16 and 32, on the
 //! K2 benchmark set-up (three background libaio jobs at QD 32 on their own
 //! 15% regions, one RT sync job with a 2 ms think time on a 5% region), for
@@ -16,7 +16,7 @@ pub const STATES: [(&str, f64); 3] = [("trimmed", 0.0), ("half", 0.5), ("full", 
 pub const LINUX: [&str; 3] = ["none", "mq-deadline", "kyber"];
 pub const K2_BOUNDS: [u32; 3] = [8, 16, 32];
 
-/// The paper's headline (k2.md §1).
+/// The paper's headline result (Miemietz et al., RTSS 2019).
 pub const PAPER_READ_REDUCTION: f64 = 10.0;
 pub const PAPER_WRITE_REDUCTION: f64 = 6.8;
 pub const PAPER_MAX_PENALTY: f64 = 2.7;
@@ -35,7 +35,7 @@ pub struct RtssRow {
 /// The benchmark's job file for one mode and block size.
 pub fn job_text(mode: &str, bs: &str, runtime_s: u64) -> String {
     let mut t = format!(
-        "; K2 benchmark set-up (TUD-OS/k2-benchmarks, k2.md section 1)\n[global]\nioengine=libaio\ndirect=1\n\
+        "; K2 benchmark set-up (TUD-OS/k2-benchmarks; Miemietz et al., RTSS 2019)\n[global]\nioengine=libaio\ndirect=1\n\
 bs={bs}\nrw={mode}\ntime_based\nruntime={runtime_s}s\n"
     );
     for (i, off) in ["0%", "15%", "30%"].iter().enumerate() {

@@ -6,7 +6,7 @@
 //!   bandwidth under `none` → the smallest feasible bound, except that for
 //!   writes bound 1 is avoided where it costs bandwidth against bound 2 (the
 //!   paper's care for writes; how much it may cost is not stated, so any
-//!   loss counts) [interp].
+//!   loss counts; a choice of ours where the paper is silent).
 //!
 //! Where no bound qualifies the answer is "infeasible" with the closest bound.
 

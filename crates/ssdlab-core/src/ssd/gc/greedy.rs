@@ -1,6 +1,6 @@
 //! Greedy: the candidate with the fewest valid pages, found through the
-//! FTL's valid-count buckets. Ties: the lowest erase count (gc-ondemand.md
-//! §3), then the block that reached that count last.
+//! FTL's valid-count buckets. Ties: the lowest erase count (a choice of
+//! ours, see docs/model.md), then the block that reached that count last.
 
 use super::GcPolicy;
 use crate::ssd::ftl::Ftl;

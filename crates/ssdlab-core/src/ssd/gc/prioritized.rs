@@ -1,13 +1,15 @@
-//! `prioritized` (Algorithm 1 of the on-demand GC work, gc-ondemand.md §4,
-//! [interp]): the candidate with the highest
+//! `prioritized` (after Algorithm 1 of Lee, Choi, Hong, Electronics
+//! 12(9):2142, 2023, which orders victims by expected storage gain against
+//! execution cost; the formula below is a choice of ours where the paper is
+//! silent, see docs/model.md): the candidate with the highest
 //!
 //!   prio(b) = gain(b) / cost(b) / (1 + λ · hot(b))
 //!   gain = invalid pages, cost = valid · (tR + tPROG) + tBERS,
 //!   hot  = min(1, inv_rate(b) · H_exp / Np)
 //!
 //! inv_rate(b) is estimated as the block's invalid pages over the time since
-//! it was closed [interp]. With λ = 0 the order equals greedy's (ties: the
-//! block closed earlier, then the lower erase count).
+//! it was closed (also our choice). With λ = 0 the order equals greedy's
+//! (ties: the block closed earlier, then the lower erase count).
 
 use super::GcPolicy;
 use crate::ssd::config::SsdConfig;

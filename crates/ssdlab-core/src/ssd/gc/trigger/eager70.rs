@@ -1,5 +1,7 @@
 //! `eager70`: the conventional schemes' reading of "GC is enabled once 70%
-//! of the SSD is full" (gc-ondemand.md §3, [interp]): a plane collects
+//! of the SSD is full" (Lee, Choi, Hong 2023; the paper does not say how
+//! the baselines use it, so this reading is a choice of ours, see
+//! docs/model.md): a plane collects
 //! whenever 70% or more of it is in use, so it hovers at the 70% line.
 //! Guard: when valid data alone fills more than 70% of the plane, the rule
 //! would collect forever; the plane then collects below 5% free blocks and

@@ -1,4 +1,6 @@
-//! `on-demand` (Lee, Choi, Hong 2023; gc-ondemand.md §4, [interp]): collect
+//! `on-demand` (after Lee, Choi, Hong, Electronics 12(9):2142, 2023; the
+//! paper names an invalidation-rate-based trigger but gives no formula, so
+//! the rule below is a choice of ours, see docs/model.md): collect
 //! only when the plane cannot absorb the writes expected over a horizon:
 //!
 //!   need(p) = max(R_min, ⌈w_rate(p) · H⌉) pages
