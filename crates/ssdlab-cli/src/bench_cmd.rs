@@ -1,6 +1,6 @@
-use ssdlab_core::error::InputError;
-use ssdlab_core::experiment::bench::{self, BenchOptions, BenchReport};
-use ssdlab_core::experiment::closed_loop::LoadFigures;
+use ssdlab_sim::error::InputError;
+use ssdlab_sim::experiment::closed_loop::LoadFigures;
+use ssdlab_studies::bench::{self, BenchOptions, BenchReport};
 
 #[derive(clap::Args)]
 pub struct Args {

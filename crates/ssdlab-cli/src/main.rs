@@ -11,7 +11,7 @@ mod tune_cmd;
 mod validate_cmd;
 
 use clap::{Parser, Subcommand};
-use ssdlab_core::error::InputError;
+use ssdlab_sim::error::InputError;
 use std::process::ExitCode;
 
 #[derive(Parser)]

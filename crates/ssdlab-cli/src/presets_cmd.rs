@@ -1,7 +1,7 @@
-use ssdlab_core::error::InputError;
-use ssdlab_core::ssd::config::{SsdConfig, PRESETS};
-use ssdlab_core::ssd::gc::REGISTRY;
-use ssdlab_core::ssd::layout::Layout;
+use ssdlab_sim::error::InputError;
+use ssdlab_sim::ssd::config::{SsdConfig, PRESETS};
+use ssdlab_sim::ssd::gc::REGISTRY;
+use ssdlab_sim::ssd::layout::Layout;
 
 #[derive(clap::Args)]
 pub struct Args {

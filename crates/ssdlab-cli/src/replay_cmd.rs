@@ -1,7 +1,7 @@
 use crate::run_cmd::{execute_and_report, SimArgs};
-use ssdlab_core::error::InputError;
-use ssdlab_core::experiment::fio_run;
-use ssdlab_core::workload::trace_replay::{replay_jobfile, ReplayOptions, TraceFeed};
+use ssdlab_sim::error::InputError;
+use ssdlab_sim::experiment::fio_run;
+use ssdlab_sim::workload::trace_replay::{replay_jobfile, ReplayOptions, TraceFeed};
 use ssdlab_trace::{BlkparseAction, ReadOptions, TimeUnit};
 use std::path::PathBuf;
 
@@ -55,7 +55,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
         .map(|s| ssdlab_fio::parse_size(s).map_err(|m| InputError::invalid("--loop-write", m)))
         .transpose()?;
     let setup = a.sim.setup(false)?;
-    let layout = ssdlab_core::ssd::layout::Layout::new(&setup.device);
+    let layout = ssdlab_sim::ssd::layout::Layout::new(&setup.device);
     let read = ReadOptions {
         skip_bad_lines: a.skip_bad_lines,
         device: a.trace_device.clone(),

@@ -1,8 +1,8 @@
-use ssdlab_core::error::InputError;
-use ssdlab_core::experiment::k2_study::grid::Plan;
-use ssdlab_core::experiment::k2_study::reproduce;
-use ssdlab_core::experiment::k2_study::runner::StudyOptions;
-use ssdlab_core::ssd::config::SsdConfig;
+use ssdlab_sim::error::InputError;
+use ssdlab_sim::ssd::config::SsdConfig;
+use ssdlab_studies::k2::grid::Plan;
+use ssdlab_studies::k2::reproduce;
+use ssdlab_studies::k2::runner::StudyOptions;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -151,7 +151,7 @@ fn progress_bar(what: &str) -> PointsBar {
 }
 
 fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
-    use ssdlab_core::experiment::k2_study::{report::write_rows_csv, rtss, runner::RunEnv};
+    use ssdlab_studies::k2::{report::write_rows_csv, rtss, runner::RunEnv};
     a.common.check()?;
     let runtime = a.runtime.unwrap_or(if a.paper { 10 } else { 4 });
     if runtime == 0 {
@@ -176,7 +176,7 @@ fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
     let preamble = format!(
         "Device `{}`, {}, {runtime} s per point, seed {}; {} points computed, {} from the cache.\n",
         device.name,
-        ssdlab_core::experiment::k2_study::host_description(&device, &host),
+        ssdlab_studies::k2::host_description(&device, &host),
         a.common.seed,
         computed,
         rows.len() - computed
@@ -212,8 +212,8 @@ fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
 }
 
 fn run_gc(a: GcArgs) -> Result<(), InputError> {
-    use ssdlab_core::experiment::gc_study::{self, GcStudyOptions};
-    use ssdlab_core::experiment::k2_study::report::write_rows_csv;
+    use ssdlab_studies::gc_study::{self, GcStudyOptions};
+    use ssdlab_studies::k2::report::write_rows_csv;
     if a.jobs == 0 || a.requests == 0 {
         return Err(InputError::invalid(
             "--jobs/--requests",

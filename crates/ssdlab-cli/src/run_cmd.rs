@@ -1,8 +1,8 @@
-use ssdlab_core::error::InputError;
-use ssdlab_core::experiment::fio_run::{self, RunSetup};
-use ssdlab_core::experiment::report;
-use ssdlab_core::host::HostConfig;
-use ssdlab_core::ssd::config::SsdConfig;
+use ssdlab_sim::error::InputError;
+use ssdlab_sim::experiment::fio_run::{self, RunSetup};
+use ssdlab_sim::experiment::report;
+use ssdlab_sim::host::HostConfig;
+use ssdlab_sim::ssd::config::SsdConfig;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -98,7 +98,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
 pub fn load_device(name: &str, gc: Option<&str>) -> Result<SsdConfig, InputError> {
     let mut device = SsdConfig::load(name)?;
     if let Some(scheme) = gc {
-        ssdlab_core::experiment::gc_study::apply_scheme(&mut device, scheme)?;
+        ssdlab_studies::gc_study::apply_scheme(&mut device, scheme)?;
     }
     Ok(device)
 }
@@ -172,7 +172,7 @@ pub fn load_host(path: Option<&Path>, device: &SsdConfig) -> Result<HostConfig, 
             let key = context.trim_start_matches("host.").to_string();
             InputError::At {
                 file,
-                line: ssdlab_core::ssd::config::line_of_key(&text, &key),
+                line: ssdlab_sim::ssd::config::line_of_key(&text, &key),
                 field: key,
                 message,
             }

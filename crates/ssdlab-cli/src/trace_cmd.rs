@@ -1,6 +1,6 @@
-use ssdlab_core::error::InputError;
-use ssdlab_core::ssd::config::SsdConfig;
-use ssdlab_core::ssd::layout::Layout;
+use ssdlab_sim::error::InputError;
+use ssdlab_sim::ssd::config::SsdConfig;
+use ssdlab_sim::ssd::layout::Layout;
 use ssdlab_trace::{profile, write_trace, Format, SynthOptions, PROFILES};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;

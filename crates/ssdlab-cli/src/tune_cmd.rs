@@ -1,6 +1,6 @@
-use ssdlab_core::error::InputError;
-use ssdlab_core::experiment::k2_study::report::read_csv;
-use ssdlab_core::experiment::k2_study::tune::{tune_all, Objective, TuneResult};
+use ssdlab_sim::error::InputError;
+use ssdlab_studies::k2::report::read_csv;
+use ssdlab_studies::k2::tune::{tune_all, Objective, TuneResult};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]

@@ -1,5 +1,5 @@
-use ssdlab_core::error::InputError;
-use ssdlab_core::experiment::waf;
+use ssdlab_sim::error::InputError;
+use ssdlab_studies::waf;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -1,0 +1,193 @@
+//! Malformed presets are errors naming file, line and key, never panics.
+
+use proptest::prelude::*;
+use ssdlab_sim::error::InputError;
+use ssdlab_sim::ssd::config::{SsdConfig, PRESETS};
+
+fn base() -> &'static str {
+    PRESETS.iter().find(|p| p.name == "seed004").unwrap().source
+}
+
+fn err_of(text: &str) -> (usize, String, String) {
+    match SsdConfig::from_toml(text, "dev.toml") {
+        Err(InputError::At {
+            file,
+            line,
+            field,
+            message,
+        }) => {
+            assert_eq!(file, "dev.toml");
+            (line, field, message)
+        }
+        other => panic!("expected a located error, got {other:?}"),
+    }
+}
+
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).unwrap() + 1
+}
+
+#[test]
+fn unknown_key() {
+    let text = base().replace("read_ns = 25_000", "read_ns = 25_000\nreed_ns = 3");
+    let (line, field, _) = err_of(&text);
+    assert_eq!(line, line_of(&text, "reed_ns"));
+    assert_eq!(field, "reed_ns");
+}
+
+#[test]
+fn zero_blocks() {
+    let text = base().replace("blocks_per_plane = 512", "blocks_per_plane = 0");
+    let (line, field, msg) = err_of(&text);
+    assert_eq!(
+        (line, field.as_str()),
+        (
+            line_of(&text, "blocks_per_plane"),
+            "geometry.blocks_per_plane"
+        )
+    );
+    assert!(msg.contains("greater than zero"));
+}
+
+#[test]
+fn page_larger_than_block() {
+    let text = base().replace("pages_per_block = 128", "block_size = 2048");
+    let (line, field, msg) = err_of(&text);
+    assert_eq!(
+        (line, field.as_str()),
+        (line_of(&text, "block_size"), "geometry.block_size")
+    );
+    assert!(msg.contains("smaller than a page"), "{msg}");
+}
+
+#[test]
+fn over_provisioning_not_positive() {
+    for op in ["0.0", "-0.1"] {
+        let text = base().replace(
+            "over_provisioning = 0.07",
+            &format!("over_provisioning = {op}"),
+        );
+        let (line, field, _) = err_of(&text);
+        assert_eq!(
+            (line, field.as_str()),
+            (line_of(&text, "over_provisioning"), "ftl.over_provisioning")
+        );
+    }
+}
+
+#[test]
+fn wrong_type_and_unknown_policy() {
+    let text = base().replace("read_ns = 25_000", "read_ns = \"fast\"");
+    assert_eq!(err_of(&text).0, line_of(&text, "read_ns"));
+    let text = base().replace("policy = \"greedy\"", "policy = \"best\"");
+    let (line, field, msg) = err_of(&text);
+    assert_eq!(
+        (line, field.as_str()),
+        (line_of(&text, "policy"), "gc.policy")
+    );
+    assert!(msg.contains("greedy"), "lists the known policies: {msg}");
+}
+
+#[test]
+fn every_builtin_preset_is_valid() {
+    for p in PRESETS {
+        SsdConfig::load(p.name).unwrap();
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_text_never_panics(text in ".{0,400}") {
+        let _ = SsdConfig::from_toml(&text, "fuzz.toml");
+    }
+
+    #[test]
+    fn mutated_presets_never_panic(idx in 0usize..4000, byte in any::<u8>(), which in 0usize..3) {
+        let mut bytes = PRESETS[which].source.as_bytes().to_vec();
+        let i = idx % bytes.len();
+        bytes[i] = byte;
+        if let Ok(text) = String::from_utf8(bytes) {
+            let _ = SsdConfig::from_toml(&text, "fuzz.toml");
+        }
+    }
+
+    #[test]
+    fn numeric_values_never_panic(value in any::<i64>(), key in 0usize..12) {
+        let keys = ["channels", "blocks_per_plane", "pages_per_block", "page_size", "read_ns", "channel_mts",
+            "channel_width_bits", "queue_depth", "capacity_bytes", "planes_per_die", "link_mbs", "erase_ns"];
+        let k = keys[key];
+        let text: String = base()
+            .lines()
+            .map(|l| if l.starts_with(&format!("{k} =")) { format!("{k} = {value}") } else { l.to_string() })
+            .collect::<Vec<_>>()
+            .join("\n");
+        if let Ok(cfg) = SsdConfig::from_toml(&text, "fuzz.toml") {
+            // A preset that validates must build a device.
+            if (cfg.geometry.blocks_per_plane as u64) * (cfg.geometry.channels as u64) < 1 << 16 {
+                let _ = ssdlab_sim::ssd::device::SimSsd::new(cfg, 1, false);
+            }
+        }
+    }
+}
+
+/// The calibration fields: each nonsense value names its key and line.
+#[test]
+fn calibration_fields_are_checked() {
+    let cases = [
+        ("[timing]", "[timing]\nspread = 1.5", "timing.spread"),
+        (
+            "[timing]",
+            "[timing]\none_shot_pages = 0",
+            "timing.one_shot_pages",
+        ),
+        (
+            "[timing]",
+            "[timing]\nread_ns_by_page_type = []",
+            "timing.read_ns_by_page_type",
+        ),
+        (
+            "[geometry]",
+            "[geometry]\nflash_page_size = 6000",
+            "geometry.flash_page_size",
+        ),
+        (
+            "[ftl]",
+            "[ftl]\nmap_journal = { entries_per_page = 1024, dirty_pages = 0 }",
+            "ftl.map_journal",
+        ),
+        ("[gc]", "[host]\nhw_queues = 0\n\n[gc]", "host.hw_queues"),
+        (
+            "[buffer]",
+            "[buffer]\ngather_ns = 2_000_000_000",
+            "buffer.gather_ns",
+        ),
+        (
+            "[controller]",
+            "[controller]\nread_page_ns = 99_000_000_000_000",
+            "controller.read_page_ns",
+        ),
+        (
+            "[gc]",
+            "[host.costs]\nidle_exit_ns = 5_000_000_000\n\n[gc]",
+            "host.costs",
+        ),
+        (
+            "[gc]",
+            "[controller.read_ahead]\nstreams = 0\ndepth = 8\nchunk = 4\nbuffer_pages = 8\n\n[gc]",
+            "controller.read_ahead.streams",
+        ),
+        (
+            "[gc]",
+            "[controller.read_ahead]\nstreams = 2\ndepth = 8\nchunk = 9\nbuffer_pages = 8\n\n[gc]",
+            "controller.read_ahead.chunk",
+        ),
+    ];
+    for (at, with, key) in cases {
+        let text = base().replacen(at, with, 1);
+        let (line, field, message) = err_of(&text);
+        assert_eq!(field, key, "{message}");
+        assert!(line > 1, "{key}: line {line}");
+    }
+}

@@ -1,0 +1,126 @@
+//! The points of the study and how each one runs.
+
+use super::results::{BOUNDS, OCCUPANCIES, OPS};
+use serde::Serialize;
+use ssdlab_sim::experiment::fio_run::RunSetup;
+use ssdlab_sim::host::HostConfig;
+use ssdlab_sim::ssd::config::SsdConfig;
+
+/// The K2-study job files (examples/k2/), by operation.
+pub fn job_text(op: &str) -> &'static str {
+    match op {
+        "read" => include_str!("../../jobs/k2/read.fio"),
+        "randread" => include_str!("../../jobs/k2/randread.fio"),
+        "write" => include_str!("../../jobs/k2/write.fio"),
+        "randwrite" => include_str!("../../jobs/k2/randwrite.fio"),
+        _ => unreachable!("unknown op {op}"),
+    }
+}
+
+/// How long and how often: the paper's plan or a quick one.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Plan {
+    pub partial_runtime_s: u64,
+    pub full_runtime_s: u64,
+    pub reps: u32,
+}
+
+impl Plan {
+    /// Park and Lee: 100 s partially occupied, 1000 s fully occupied, five
+    /// repetitions.
+    pub const PAPER: Plan = Plan {
+        partial_runtime_s: 100,
+        full_runtime_s: 1000,
+        reps: 5,
+    };
+    /// The paper's run length on the partially occupied SSD (the RT task's
+    /// p99.9 rests on about 30 samples), one repetition, and shorter runs on
+    /// the full one: the whole grid in about four minutes on two cores (see
+    /// docs/k2-study.md).
+    pub const QUICK: Plan = Plan {
+        partial_runtime_s: 100,
+        full_runtime_s: 40,
+        reps: 1,
+    };
+
+    pub fn runtime_s(&self, occupancy: &str) -> u64 {
+        if occupancy == "full" {
+            self.full_runtime_s
+        } else {
+            self.partial_runtime_s
+        }
+    }
+}
+
+/// One repetition of one point of the grid.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Point {
+    pub op: String,
+    pub occupancy: String,
+    pub bound: Option<u32>,
+    pub rep: u32,
+    pub runtime_s: u64,
+}
+
+impl Point {
+    pub fn scheduler_spec(&self) -> String {
+        match self.bound {
+            Some(b) => format!("k2:max_inflight={b}"),
+            None => "none".to_string(),
+        }
+    }
+
+    /// Share of the logical space holding data: about half the blocks for
+    /// the partially occupied SSD, all of it for the fully occupied one.
+    pub fn occupancy_share(&self) -> f64 {
+        if self.occupancy == "full" {
+            1.0
+        } else {
+            0.5
+        }
+    }
+
+    /// The job file with the plan's runtime.
+    pub fn job_file(&self) -> String {
+        job_text(&self.op).replace("runtime=100s", &format!("runtime={}s", self.runtime_s))
+    }
+
+    pub fn setup(&self, device: &SsdConfig, host: &HostConfig, seed: u64) -> RunSetup {
+        RunSetup {
+            device: device.clone(),
+            host: host.clone(),
+            scheduler: self.scheduler_spec(),
+            occupancy: self.occupancy_share(),
+            seed: seed.wrapping_add(self.rep as u64),
+            check: false,
+        }
+    }
+}
+
+/// Every point of the plan for the chosen operations and device states.
+pub fn points(plan: &Plan, ops: &[String], occupancies: &[String]) -> Vec<Point> {
+    let mut out = Vec::new();
+    for op in OPS
+        .iter()
+        .filter(|o| ops.is_empty() || ops.iter().any(|x| x == *o))
+    {
+        for occ in OCCUPANCIES
+            .iter()
+            .filter(|o| occupancies.is_empty() || occupancies.iter().any(|x| x == *o))
+        {
+            let bounds = std::iter::once(None).chain(BOUNDS.iter().map(|&b| Some(b)));
+            for bound in bounds {
+                for rep in 0..plan.reps {
+                    out.push(Point {
+                        op: op.to_string(),
+                        occupancy: occ.to_string(),
+                        bound,
+                        rep,
+                        runtime_s: plan.runtime_s(occ),
+                    });
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,413 @@
+//! HTML report of the K2 study: one self-contained HTML5 page (no network
+//! access needed: no external CSS, scripts or fonts) with the figures' SVG
+//! inline, their captions, and the caller's tables.
+//!
+//! The page embeds DejaVu Sans (the font the figures were laid out with) as a
+//! data URI, so the inline SVG text renders as designed on a machine without
+//! system fonts.
+
+use std::fmt::Write as _;
+use std::io;
+use std::path::Path;
+
+use super::figures::{Figure, DEJAVU_SANS_TTF};
+
+/// Escapes text for HTML element content and attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Standard base64 (RFC 4648, with padding).
+fn base64(data: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (i, shift) in [18u32, 12, 6, 0].into_iter().enumerate() {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[((n >> shift) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Whether a table cell reads as a number (right-aligned in the page).
+fn is_numeric(cell: &str) -> bool {
+    let t = cell.trim();
+    let t = t.strip_suffix('%').unwrap_or(t).trim();
+    !t.is_empty() && t.parse::<f64>().is_ok()
+}
+
+/// An HTML table with a header row; every header and cell is escaped.
+/// Numeric cells are right-aligned (class `num`).
+pub fn table_html(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut s = String::from("<table>\n<thead><tr>");
+    for h in headers {
+        let _ = write!(s, "<th>{}</th>", escape(h));
+    }
+    s.push_str("</tr></thead>\n<tbody>\n");
+    for row in rows {
+        s.push_str("<tr>");
+        for cell in row {
+            if is_numeric(cell) {
+                let _ = write!(s, "<td class=\"num\">{}</td>", escape(cell));
+            } else {
+                let _ = write!(s, "<td>{}</td>", escape(cell));
+            }
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</tbody>\n</table>\n");
+    s
+}
+
+/// The SVG of a figure file without its XML declaration, doctype or leading
+/// comments, ready to be inlined in HTML.
+fn inline_svg(path: &Path) -> io::Result<String> {
+    let text = std::fs::read_to_string(path)?;
+    let mut rest = text.trim_start_matches('\u{feff}').trim_start();
+    loop {
+        let end = if rest.starts_with("<?") {
+            rest.find("?>").map(|i| i + 2)
+        } else if rest.starts_with("<!--") {
+            rest.find("-->").map(|i| i + 3)
+        } else if rest.starts_with("<!") {
+            rest.find('>').map(|i| i + 1)
+        } else {
+            break;
+        };
+        match end {
+            Some(i) => rest = rest[i..].trim_start(),
+            None => break,
+        }
+    }
+    if !rest.starts_with("<svg") {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is not an SVG document", path.display()),
+        ));
+    }
+    Ok(rest.trim_end().to_string())
+}
+
+/// Path of `target` relative to the directory `base`, with '/' separators, if
+/// `target` lies inside `base`.
+fn relative_href(base: &Path, target: &Path) -> Option<String> {
+    let rel = target.strip_prefix(base).ok()?;
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_str().map(str::to_string))
+        .collect::<Option<_>>()?;
+    if parts.is_empty() {
+        return None;
+    }
+    Some(parts.join("/"))
+}
+
+const STYLE: &str = r#"
+body { font-family: "DejaVu Sans", sans-serif; color: #1a1a1a; background: #fff;
+  max-width: 1100px; margin: 2em auto; padding: 0 1em; line-height: 1.45; }
+h1 { font-size: 1.6em; margin-bottom: 0.4em; }
+h2 { font-size: 1.25em; margin-top: 1.6em; border-bottom: 1px solid #ccc; }
+p.intro { white-space: pre-line; }
+figure { margin: 1.5em 0; }
+figure svg { display: block; width: 100%; max-width: 1000px; height: auto; }
+figcaption { font-size: 0.92em; color: #333; margin-top: 0.3em; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
+th, td { border: 1px solid #bbb; padding: 0.25em 0.6em; }
+th { background: #eef2f7; text-align: left; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tbody tr:nth-child(even) { background: #f7f7f7; }
+"#;
+
+/// Writes a self-contained HTML5 report to `path`: the title, the intro text
+/// (plain text; blank lines separate paragraphs), each figure's SVG inline
+/// with a caption, then `tables_html` verbatim.
+pub fn write_html(
+    path: &Path,
+    title: &str,
+    intro_markdown_free_text: &str,
+    tables_html: &str,
+    figures: &[Figure],
+) -> io::Result<()> {
+    let mut page = String::new();
+    page.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    page.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    let _ = writeln!(page, "<title>{}</title>", escape(title));
+    page.push_str("<style>");
+    if !figures.is_empty() {
+        let _ = write!(
+            page,
+            "\n@font-face {{ font-family: \"DejaVu Sans\"; font-style: normal; \
+             font-weight: normal; src: url(data:font/ttf;base64,{}) format(\"truetype\"); }}",
+            base64(DEJAVU_SANS_TTF)
+        );
+    }
+    page.push_str(STYLE);
+    page.push_str("</style>\n</head>\n<body>\n");
+    let _ = writeln!(page, "<h1>{}</h1>", escape(title));
+    for para in intro_markdown_free_text
+        .split("\n\n")
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+    {
+        let _ = writeln!(page, "<p class=\"intro\">{}</p>", escape(para));
+    }
+    let base = path.parent().unwrap_or_else(|| Path::new(""));
+    if !figures.is_empty() {
+        page.push_str("<h2>Figures</h2>\n");
+    }
+    for (i, fig) in figures.iter().enumerate() {
+        let svg = inline_svg(&fig.svg)?;
+        let id = format!("fig-{}-{}", fig.op, fig.occupancy);
+        let _ = writeln!(page, "<figure id=\"{}\">", escape(&id));
+        page.push_str(&svg);
+        page.push('\n');
+        let _ = write!(
+            page,
+            "<figcaption><strong>Figure {}.</strong> {}.",
+            i + 1,
+            escape(&fig.title)
+        );
+        page.push_str(
+            " Bars: total bandwidth of the four jobs (MB/s, left axis); line: p99.9 \
+             latency of the real-time task (µs, right axis).",
+        );
+        if let Some(href) = relative_href(base, &fig.png) {
+            let _ = write!(page, " <a href=\"{}\">PNG</a>", escape(&href));
+        }
+        page.push_str("</figcaption>\n</figure>\n");
+    }
+    page.push_str(tables_html);
+    page.push_str("\n</body>\n</html>\n");
+    std::fs::write(path, page)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::k2::figures::{sample_rows, scratch_dir, write_figures};
+    use std::path::PathBuf;
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    fn report(name: &str) -> (PathBuf, Vec<Figure>) {
+        let dir = scratch_dir(name);
+        let rows = sample_rows(&["read", "randread"], &["partial", "full"]);
+        let figs = write_figures(&rows, &dir).expect("figures");
+        let tables = table_html(
+            &["op", "scheduler", "p99.9 (µs)"],
+            &[
+                vec!["read".into(), "none".into(), "1237".into()],
+                vec![
+                    "randread".into(),
+                    "<script>alert(1)</script>".into(),
+                    "a&b".into(),
+                ],
+            ],
+        );
+        let path = dir.join("report.html");
+        write_html(
+            &path,
+            "K2 study <test>",
+            "First paragraph.\n\nSecond paragraph with 5 < 7.",
+            &tables,
+            &figs,
+        )
+        .expect("html");
+        (path, figs)
+    }
+
+    #[test]
+    fn html_is_self_contained_and_inlines_every_svg() {
+        let (path, figs) = report("html");
+        let page = std::fs::read_to_string(&path).unwrap();
+        assert!(page.starts_with("<!DOCTYPE html>"));
+        assert_eq!(page.matches("<svg").count(), figs.len());
+        assert!(!page.contains("<?xml"));
+        for fig in &figs {
+            assert!(page.contains(&fig.title));
+        }
+        let without_ns = page.replace("http://www.w3.org/2000/svg", "");
+        assert!(!without_ns.contains("http://"), "external http reference");
+        assert!(!without_ns.contains("https://"), "external https reference");
+        assert!(!page.contains("<link"), "no external stylesheets");
+        assert!(
+            !page.contains("<script"),
+            "no scripts, not even from table cells"
+        );
+        assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+        assert!(page.contains("<title>K2 study &lt;test&gt;</title>"));
+        assert!(page.contains("Second paragraph with 5 &lt; 7."));
+        assert!(page.contains("@font-face"));
+        assert!(page.contains("<td class=\"num\">1237</td>"));
+        assert!(page.contains("<a href=\"fig-read-partial.png\">PNG</a>"));
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    }
+
+    #[test]
+    fn table_cells_and_headers_are_escaped() {
+        let t = table_html(
+            &["a<b", "\"q\""],
+            &[
+                vec!["<x>".into(), "1 & 2".into()],
+                vec!["-3.5".into(), "12%".into()],
+            ],
+        );
+        assert!(t.contains("<th>a&lt;b</th><th>&quot;q&quot;</th>"));
+        assert!(t.contains("<td>&lt;x&gt;</td><td>1 &amp; 2</td>"));
+        assert!(t.contains("<td class=\"num\">-3.5</td><td class=\"num\">12%</td>"));
+        assert!(!t.contains("<x>"));
+    }
+
+    #[test]
+    fn svg_prologue_is_stripped() {
+        let dir = scratch_dir("prologue");
+        let p = dir.join("a.svg");
+        std::fs::write(
+            &p,
+            "<?xml version=\"1.0\"?>\n<!-- c -->\n<!DOCTYPE svg>\n<svg xmlns=\"x\"></svg>\n",
+        )
+        .unwrap();
+        assert_eq!(inline_svg(&p).unwrap(), "<svg xmlns=\"x\"></svg>");
+        std::fs::write(&p, "not svg").unwrap();
+        assert!(inline_svg(&p).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn base64_matches_rfc4648_vectors() {
+        for (input, want) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(input.as_bytes()), want);
+        }
+    }
+
+    /// Runs a command with a time limit; returns its stdout, or None (with a
+    /// note) if it failed or timed out.
+    fn run_limited(cmd: &mut Command, limit: Duration) -> Option<Vec<u8>> {
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        let mut stdout = child.stdout.take()?;
+        let reader = std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = std::io::Read::read_to_end(&mut stdout, &mut buf);
+            buf
+        });
+        let start = Instant::now();
+        loop {
+            match child.try_wait() {
+                Ok(Some(status)) => {
+                    let out = reader.join().ok()?;
+                    if !status.success() {
+                        println!("note: {cmd:?} exited with {status}");
+                    }
+                    return Some(out);
+                }
+                Ok(None) if start.elapsed() < limit => {
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                _ => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    println!("note: {cmd:?} timed out");
+                    return None;
+                }
+            }
+        }
+    }
+
+    fn chromium(profile: &Path) -> Command {
+        let mut c = Command::new("/usr/bin/chromium");
+        c.args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()));
+        c
+    }
+
+    /// Renders the report in headless Chromium when it is installed (skipped
+    /// at run time otherwise). Set SSDLAB_KEEP_TEST_OUTPUT=1 to keep the
+    /// screenshot for inspection.
+    #[test]
+    fn chromium_renders_the_report() {
+        let browser = Path::new("/usr/bin/chromium");
+        if !browser.exists() {
+            println!("note: /usr/bin/chromium not installed; skipping the browser check");
+            return;
+        }
+        let (path, figs) = report("chromium");
+        let dir = path.parent().unwrap().to_path_buf();
+        let url = format!("file://{}", path.display());
+        let shot = dir.join("shot.png");
+        let limit = Duration::from_secs(120);
+
+        let out = run_limited(
+            chromium(&dir.join("profile-shot"))
+                .arg(format!("--screenshot={}", shot.display()))
+                .arg("--window-size=1200,2000")
+                .arg(&url),
+            limit,
+        );
+        assert!(out.is_some(), "chromium screenshot run failed");
+        let size = std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0);
+        assert!(size > 20_000, "screenshot missing or trivial: {size} bytes");
+
+        let dom = run_limited(
+            chromium(&dir.join("profile-dom"))
+                .arg("--dump-dom")
+                .arg(&url),
+            limit,
+        )
+        .expect("chromium --dump-dom run failed");
+        let dom = String::from_utf8_lossy(&dom);
+        assert_eq!(
+            dom.matches("<svg").count(),
+            figs.len(),
+            "svg elements in DOM"
+        );
+        assert!(dom.contains("K2-1"));
+
+        if std::env::var_os("SSDLAB_KEEP_TEST_OUTPUT").is_some() {
+            println!("kept {}", shot.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+}

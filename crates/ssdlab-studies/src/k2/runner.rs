@@ -1,0 +1,252 @@
+//! Runs the study's points in parallel, each repetition once (cached).
+
+use super::cache::{Cache, RepResult};
+use super::grid::{points, Plan, Point};
+use super::results::PointRow;
+use rayon::prelude::*;
+use serde_json::json;
+use ssdlab_sim::error::InputError;
+use ssdlab_sim::experiment::fio_run;
+use ssdlab_sim::host::HostConfig;
+use ssdlab_sim::ssd::config::SsdConfig;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub struct StudyOptions {
+    pub plan: Plan,
+    pub out: PathBuf,
+    pub threads: usize,
+    pub seed: u64,
+    pub device: SsdConfig,
+    pub host: HostConfig,
+    /// Operations to run (empty: all four).
+    pub ops: Vec<String>,
+    /// Device states to run (empty: both).
+    pub occupancies: Vec<String>,
+}
+
+pub struct StudyRun {
+    pub rows: Vec<PointRow>,
+    pub computed: usize,
+    pub cached: usize,
+}
+
+/// One repetition to run: a job file, a scheduler and a device state.
+#[derive(Debug, Clone)]
+pub struct RunPoint {
+    /// Shown in errors (e.g. "examples/k2/randread.fio").
+    pub job_name: String,
+    pub job_text: String,
+    pub scheduler: String,
+    /// Share of the logical space holding data, in [0, 1].
+    pub occupancy: f64,
+    /// Added to the seed (repetitions).
+    pub seed_offset: u64,
+}
+
+/// Where and with what the points run.
+pub struct RunEnv<'a> {
+    pub out: &'a std::path::Path,
+    pub threads: usize,
+    pub seed: u64,
+    pub device: &'a SsdConfig,
+    pub host: &'a HostConfig,
+}
+
+/// Runs every point not yet in the cache (in parallel), returning each
+/// point's result in order and how many were computed.
+pub fn execute(
+    pts: &[RunPoint],
+    env: &RunEnv,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<(Vec<RepResult>, usize), InputError> {
+    let cache = Cache::open(&env.out.join("cache")).map_err(|e| io_err(env.out, e))?;
+    let total = pts.len();
+    let done = AtomicUsize::new(0);
+    let computed = AtomicUsize::new(0);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(env.threads.max(1))
+        .build()
+        .map_err(|e| InputError::invalid("--jobs", e.to_string()))?;
+    let results: Result<Vec<RepResult>, InputError> = pool.install(|| {
+        pts.par_iter()
+            .with_max_len(1)
+            .map(|p| {
+                let config = point_config(p, env);
+                let key = Cache::key(&config);
+                let r = match cache.get(&key) {
+                    Some(r) => r,
+                    None => {
+                        let r = run_point(p, env)?;
+                        cache
+                            .put(&key, &config, &r)
+                            .map_err(|e| io_err(env.out, e))?;
+                        computed.fetch_add(1, Ordering::Relaxed);
+                        r
+                    }
+                };
+                progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+                Ok(r)
+            })
+            .collect()
+    });
+    Ok((results?, computed.into_inner()))
+}
+
+/// Runs the K2 grid (every point not yet in the cache).
+pub fn run_study(
+    opts: &StudyOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<StudyRun, InputError> {
+    let pts = points(&opts.plan, &opts.ops, &opts.occupancies);
+    let runs: Vec<RunPoint> = pts
+        .iter()
+        .map(|p| RunPoint {
+            job_name: format!("examples/k2/{}.fio", p.op),
+            job_text: p.job_file(),
+            scheduler: p.scheduler_spec(),
+            occupancy: p.occupancy_share(),
+            seed_offset: p.rep as u64,
+        })
+        .collect();
+    let env = RunEnv {
+        out: &opts.out,
+        threads: opts.threads,
+        seed: opts.seed,
+        device: &opts.device,
+        host: &opts.host,
+    };
+    let (results, computed) = execute(&runs, &env, progress)?;
+    let paired: Vec<(Point, RepResult)> = pts.into_iter().zip(results).collect();
+    Ok(StudyRun {
+        rows: aggregate(&paired),
+        computed,
+        cached: paired.len() - computed,
+    })
+}
+
+fn io_err(dir: &std::path::Path, e: std::io::Error) -> InputError {
+    InputError::invalid(dir.display().to_string(), e.to_string())
+}
+
+/// Everything that decides a repetition's result (the cache key's input).
+fn point_config(p: &RunPoint, env: &RunEnv) -> serde_json::Value {
+    json!({
+        "ssdlab": env!("CARGO_PKG_VERSION"),
+        "device": env.device,
+        "host": env.host,
+        "scheduler": p.scheduler,
+        "job": p.job_text,
+        "occupancy": p.occupancy,
+        "seed": env.seed.wrapping_add(p.seed_offset),
+    })
+}
+
+fn run_point(p: &RunPoint, env: &RunEnv) -> Result<RepResult, InputError> {
+    let jobfile = ssdlab_fio::parse_str(&p.job_text, &p.job_name, &|_| None)
+        .map_err(|e| InputError::invalid(p.job_name.clone(), e.to_string()))?;
+    let setup = fio_run::RunSetup {
+        device: env.device.clone(),
+        host: env.host.clone(),
+        scheduler: p.scheduler.clone(),
+        occupancy: p.occupancy,
+        seed: env.seed.wrapping_add(p.seed_offset),
+        check: false,
+    };
+    let res = fio_run::run(&jobfile, &setup, None)?;
+    Ok(measure(&res))
+}
+
+/// The RT job ("rt") and the background jobs of a finished run.
+fn measure(res: &fio_run::RunResult) -> RepResult {
+    let reports: Vec<_> = res.stats.iter().map(|s| &s.report).collect();
+    let bw = |r: &ssdlab_metrics::JobReport| (r.read.bw_bytes() + r.write.bw_bytes()) as f64 / 1e6;
+    let rt = reports
+        .iter()
+        .find(|r| r.jobname == "rt")
+        .expect("study job files have an rt job");
+    let mut rt_clat = rt.read.clat.clone();
+    rt_clat.merge(&rt.write.clat);
+    let pct = rt_clat.percentiles(&[99.0, 99.9]);
+    let pct_us = |i: usize| pct.get(i).map_or(0.0, |p| p.1 as f64 / 1000.0);
+    let f = &res.ftl;
+    let waf = f.waf();
+    RepResult {
+        rt_p999_us: pct_us(1),
+        rt_p99_us: pct_us(0),
+        rt_mean_us: rt_clat.mean() / 1000.0,
+        total_bw_mbs: reports.iter().map(|r| bw(r)).sum(),
+        nrt_bw_mbs: reports
+            .iter()
+            .filter(|r| r.jobname != "rt")
+            .map(|r| bw(r))
+            .sum(),
+        waf,
+        gc_invocations: f.gc_invocations,
+        gc_pages_moved: f.gc_pages_moved,
+        erases: f.erases,
+    }
+}
+
+/// Averages the repetitions of each point, in the grid's order.
+fn aggregate(results: &[(Point, RepResult)]) -> Vec<PointRow> {
+    let mut rows: Vec<PointRow> = Vec::new();
+    for (p, r) in results {
+        let same = |row: &&mut PointRow| {
+            row.op == p.op && row.occupancy == p.occupancy && row.bound == p.bound
+        };
+        if let Some(row) = rows.iter_mut().find(|row| same(row)) {
+            accumulate(row, r);
+            continue;
+        }
+        let mut row = PointRow {
+            op: p.op.clone(),
+            occupancy: p.occupancy.clone(),
+            scheduler: if p.bound.is_some() { "k2" } else { "none" }.to_string(),
+            bound: p.bound,
+            rt_p999_us: 0.0,
+            rt_p99_us: 0.0,
+            rt_mean_us: 0.0,
+            total_bw_mbs: 0.0,
+            nrt_bw_mbs: 0.0,
+            reps: 0,
+            runtime_s: p.runtime_s as f64,
+            waf: 0.0,
+            gc_invocations: 0,
+            gc_pages_moved: 0,
+            erases: 0,
+        };
+        accumulate(&mut row, r);
+        rows.push(row);
+    }
+    for row in &mut rows {
+        let n = row.reps as f64;
+        for v in [
+            &mut row.rt_p999_us,
+            &mut row.rt_p99_us,
+            &mut row.rt_mean_us,
+            &mut row.total_bw_mbs,
+            &mut row.nrt_bw_mbs,
+            &mut row.waf,
+        ] {
+            *v /= n;
+        }
+        row.gc_invocations /= row.reps as u64;
+        row.gc_pages_moved /= row.reps as u64;
+        row.erases /= row.reps as u64;
+    }
+    rows
+}
+
+fn accumulate(row: &mut PointRow, r: &RepResult) {
+    row.reps += 1;
+    row.rt_p999_us += r.rt_p999_us;
+    row.rt_p99_us += r.rt_p99_us;
+    row.rt_mean_us += r.rt_mean_us;
+    row.total_bw_mbs += r.total_bw_mbs;
+    row.nrt_bw_mbs += r.nrt_bw_mbs;
+    row.waf += r.waf;
+    row.gc_invocations += r.gc_invocations;
+    row.gc_pages_moved += r.gc_pages_moved;
+    row.erases += r.erases;
+}
