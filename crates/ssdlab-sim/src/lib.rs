@@ -4,6 +4,7 @@ pub mod engine;
 pub mod error;
 pub mod experiment;
 pub mod host;
+pub mod kernel;
 pub mod sched;
 pub mod ssd;
 pub mod workload;

@@ -4,10 +4,13 @@
 //! write-back, erasing blocks as they open, array-time spread and the
 //! host's deep-idle exit.
 
-use ssdlab_sim::engine::EventQueue;
+use ssdlab_sim::engine::Ns;
+use ssdlab_sim::experiment::closed_loop::ClosedLoop;
+use ssdlab_sim::kernel::Simulation;
 use ssdlab_sim::ssd::config::{MapJournal, ReadAhead, SsdConfig};
-use ssdlab_sim::ssd::device::{DevEvent, IoCommand, IoOp, SimSsd};
+use ssdlab_sim::ssd::device::{DeviceStats, IoCommand, IoOp, SimSsd};
 use ssdlab_sim::ssd::precondition::{precondition, Pattern, Precondition};
+use ssdlab_sim::workload::script::CommandScript;
 
 /// seed004 shrunk: 2 channels × 1 die × 2 planes, 16-page blocks, no buffer
 /// effects unless a test asks for them.
@@ -28,7 +31,48 @@ fn small() -> SsdConfig {
     cfg
 }
 
-fn filled(cfg: SsdConfig, occupancy: f64) -> SimSsd {
+/// A device in a simulation, driven by commands submitted at the present.
+struct Dev {
+    sim: Simulation<SimSsd>,
+    pending: Vec<IoCommand>,
+}
+
+impl Dev {
+    fn now(&self) -> Ns {
+        self.sim.now()
+    }
+
+    fn ssd(&self) -> &SimSsd {
+        self.sim.device()
+    }
+
+    fn stats(&self) -> DeviceStats {
+        self.ssd().stats()
+    }
+
+    /// Queues a command to be submitted at the next run.
+    fn submit(&mut self, c: IoCommand) {
+        self.pending.push(c);
+    }
+
+    /// Submits the queued commands and runs until the next event is at `end`.
+    fn run_until(&mut self, end: Ns) -> CommandScript {
+        let mut script = CommandScript::now(std::mem::take(&mut self.pending));
+        self.sim.run_until(&mut script, end);
+        script
+    }
+
+    /// Submits the queued commands and runs until nothing is left; returns
+    /// the completion times by id.
+    fn drain(&mut self) -> Vec<(u64, u64)> {
+        let mut script = CommandScript::now(std::mem::take(&mut self.pending));
+        self.sim.run(&mut script, None);
+        self.ssd().check_invariants().unwrap();
+        script.times_by_id()
+    }
+}
+
+fn filled(cfg: SsdConfig, occupancy: f64) -> Dev {
     let mut ssd = SimSsd::new(cfg, 1, true);
     let pre = Precondition {
         occupancy,
@@ -37,7 +81,10 @@ fn filled(cfg: SsdConfig, occupancy: f64) -> SimSsd {
         steady_state: false,
     };
     precondition(&mut ssd, &pre, 1).unwrap();
-    ssd
+    Dev {
+        sim: Simulation::new(ssd, None, 1),
+        pending: Vec::new(),
+    }
 }
 
 fn cmd(id: u64, op: IoOp, lpa: u32) -> IoCommand {
@@ -50,26 +97,13 @@ fn cmd(id: u64, op: IoOp, lpa: u32) -> IoCommand {
     }
 }
 
-/// Runs the queue until nothing is left; returns the completion times by id.
-fn drain(ssd: &mut SimSsd, q: &mut EventQueue<DevEvent>) -> Vec<(u64, u64)> {
-    while let Some((now, ev)) = q.pop() {
-        ssd.handle(ev, now, q);
-    }
-    ssd.check_invariants().unwrap();
-    let mut done: Vec<_> = ssd.completions.drain(..).map(|c| (c.id, c.time)).collect();
-    done.sort();
-    done
-}
-
 /// Sequential reads at queue depth 1, one after the other.
-fn read_one_by_one(ssd: &mut SimSsd, lpas: impl Iterator<Item = u32>) -> Vec<u64> {
-    let mut q: EventQueue<DevEvent> = EventQueue::starting_at(ssd.now());
+fn read_one_by_one(ssd: &mut Dev, lpas: impl Iterator<Item = u32>) -> Vec<u64> {
     let mut latencies = Vec::new();
     for (i, lpa) in lpas.enumerate() {
-        let start = q.now();
-        ssd.submit(cmd(i as u64, IoOp::Read, lpa), start, &mut q)
-            .unwrap();
-        let done = drain(ssd, &mut q);
+        let start = ssd.now();
+        ssd.submit(cmd(i as u64, IoOp::Read, lpa));
+        let done = ssd.drain();
         latencies.push(done[0].1 - start);
     }
     latencies
@@ -83,17 +117,21 @@ fn sequential_reads_hit_the_page_register_of_a_multi_page_flash_page() {
     let lat = read_one_by_one(&mut ssd, 0..8);
     // Preconditioning fills flash pages with consecutive logical pages:
     // two flash pages, each sensed once.
-    assert_eq!(ssd.counters.flash_reads, 2);
-    assert_eq!(ssd.counters.register_hits, 6);
-    assert!(lat[1] + ssd.cfg.timing.read_ns / 2 < lat[0], "{lat:?}");
+    assert_eq!(ssd.stats().device.flash_reads, 2);
+    assert_eq!(ssd.stats().device.register_hits, 6);
+    assert!(
+        lat[1] + ssd.ssd().config().timing.read_ns / 2 < lat[0],
+        "{lat:?}"
+    );
 
     let mut ssd = filled(small(), 0.5);
     read_one_by_one(&mut ssd, 0..8);
     assert_eq!(
-        ssd.counters.flash_reads, 8,
+        ssd.stats().device.flash_reads,
+        8,
         "one flash page per logical page"
     );
-    assert_eq!(ssd.counters.register_hits, 0);
+    assert_eq!(ssd.stats().device.register_hits, 0);
 }
 
 #[test]
@@ -104,15 +142,17 @@ fn a_program_or_erase_clears_the_page_register() {
     let mut ssd = filled(cfg, 0.5);
     read_one_by_one(&mut ssd, 0..1);
     // Any die may take the write; write to every die's planes to be sure.
-    let mut q: EventQueue<DevEvent> = EventQueue::starting_at(ssd.now());
-    let far = ssd.layout.logical_pages - 64;
+    let far = ssd.ssd().layout().logical_pages - 64;
     for i in 0..16 {
-        ssd.submit(cmd(100 + i, IoOp::Write, far + i as u32), q.now(), &mut q)
-            .unwrap();
+        ssd.submit(cmd(100 + i, IoOp::Write, far + i as u32));
     }
-    drain(&mut ssd, &mut q);
+    ssd.drain();
     read_one_by_one(&mut ssd, 1..2);
-    assert_eq!(ssd.counters.flash_reads, 2, "the second read senses again");
+    assert_eq!(
+        ssd.stats().device.flash_reads,
+        2,
+        "the second read senses again"
+    );
 }
 
 /// Two reads queued at once on the two planes of die 0 (logical pages 0 and
@@ -121,16 +161,13 @@ fn pairs(independent: bool, other: u32) -> u64 {
     let mut cfg = small();
     cfg.timing.independent_plane_reads = independent;
     let mut ssd = filled(cfg, 0.5);
-    let planes = ssd.layout.planes;
-    let mut q: EventQueue<DevEvent> = EventQueue::starting_at(ssd.now());
+    let planes = ssd.ssd().layout().planes;
     // A read of plane 0's third page keeps die 0 busy while both queue.
-    ssd.submit(cmd(9, IoOp::Read, 2 * planes), q.now(), &mut q)
-        .unwrap();
-    ssd.submit(cmd(0, IoOp::Read, 0), q.now(), &mut q).unwrap();
-    ssd.submit(cmd(1, IoOp::Read, other), q.now(), &mut q)
-        .unwrap();
-    drain(&mut ssd, &mut q);
-    ssd.counters.multi_plane_ops
+    ssd.submit(cmd(9, IoOp::Read, 2 * planes));
+    ssd.submit(cmd(0, IoOp::Read, 0));
+    ssd.submit(cmd(1, IoOp::Read, other));
+    ssd.drain();
+    ssd.stats().device.multi_plane_ops
 }
 
 #[test]
@@ -150,32 +187,28 @@ fn the_buffer_gathers_a_full_program_before_it_flushes() {
     cfg.timing.one_shot_pages = 2;
     cfg.buffer.gather_ns = 1_000_000;
     let mut ssd = filled(cfg.clone(), 0.0);
-    let mut q: EventQueue<DevEvent> = EventQueue::starting_at(0);
-    ssd.submit(cmd(0, IoOp::Write, 3), 0, &mut q).unwrap();
-    while q.peek_time().is_some_and(|t| t < 900_000) {
-        let (now, ev) = q.pop().unwrap();
-        ssd.handle(ev, now, &mut q);
-    }
-    assert_eq!(ssd.counters.flash_programs, 0, "waits for three more pages");
-    drain(&mut ssd, &mut q);
+    ssd.submit(cmd(0, IoOp::Write, 3));
+    ssd.run_until(900_000);
     assert_eq!(
-        ssd.counters.flash_programs, 1,
+        ssd.stats().device.flash_programs,
+        0,
+        "waits for three more pages"
+    );
+    ssd.drain();
+    assert_eq!(
+        ssd.stats().device.flash_programs,
+        1,
         "a partial program after gather_ns"
     );
 
     // Four pages make a full program at once.
     let mut ssd = filled(cfg, 0.0);
-    let mut q: EventQueue<DevEvent> = EventQueue::starting_at(0);
     for i in 0..4 {
-        ssd.submit(cmd(i, IoOp::Write, i as u32), 0, &mut q)
-            .unwrap();
+        ssd.submit(cmd(i, IoOp::Write, i as u32));
     }
-    while q.peek_time().is_some_and(|t| t < 100_000) {
-        let (now, ev) = q.pop().unwrap();
-        ssd.handle(ev, now, &mut q);
-    }
-    assert_eq!(ssd.counters.flash_programs, 1);
-    drain(&mut ssd, &mut q);
+    ssd.run_until(100_000);
+    assert_eq!(ssd.stats().device.flash_programs, 1);
+    ssd.drain();
 }
 
 /// Writes `lpas` at once and returns the table pages written back.
@@ -187,14 +220,12 @@ fn table_writes(lpas: &[u32], batch: u32) -> u64 {
         write_back_batch: batch,
     });
     let mut ssd = filled(cfg, 0.0);
-    let mut q: EventQueue<DevEvent> = EventQueue::starting_at(0);
     for (i, &lpa) in lpas.iter().enumerate() {
-        ssd.submit(cmd(i as u64, IoOp::Write, lpa), 0, &mut q)
-            .unwrap();
+        ssd.submit(cmd(i as u64, IoOp::Write, lpa));
     }
-    drain(&mut ssd, &mut q);
-    assert!(ssd.is_quiescent());
-    ssd.counters.map_pages_written
+    ssd.drain();
+    assert!(ssd.ssd().is_quiescent());
+    ssd.stats().device.map_pages_written
 }
 
 #[test]
@@ -235,7 +266,7 @@ fn read_time_follows_the_page_type() {
     let mut ssd = filled(cfg, 0.5);
     // Flash pages 0, 1, 2 of plane 0's first block: logical pages 0,
     // planes, 2 × planes (round-robin fill).
-    let planes = ssd.layout.planes;
+    let planes = ssd.ssd().layout().planes;
     let lat = read_one_by_one(&mut ssd, [0, planes, 2 * planes].into_iter());
     assert_eq!(lat[1] - lat[0], 10_000);
     assert_eq!(lat[2] - lat[1], 20_000);
@@ -246,13 +277,11 @@ fn the_read_path_is_serial_in_the_controller() {
     let mut cfg = small();
     cfg.controller.read_page_ns = 50_000;
     let mut ssd = filled(cfg, 0.5);
-    let mut q: EventQueue<DevEvent> = EventQueue::starting_at(ssd.now());
     // Four reads on four planes: the array reads overlap, decode does not.
     for i in 0..4 {
-        ssd.submit(cmd(i, IoOp::Read, i as u32), q.now(), &mut q)
-            .unwrap();
+        ssd.submit(cmd(i, IoOp::Read, i as u32));
     }
-    let done = drain(&mut ssd, &mut q);
+    let done = ssd.drain();
     let first = done.iter().map(|d| d.1).min().unwrap();
     let last = done.iter().map(|d| d.1).max().unwrap();
     assert!(last - first >= 3 * 50_000, "{done:?}");
@@ -277,12 +306,10 @@ fn first_program_times(erase_when_opened: bool) -> Vec<u64> {
     cfg.ftl.erase_when_opened = erase_when_opened;
     let mut ssd = filled(cfg, 0.0);
     let mut latencies = Vec::new();
-    let mut q: EventQueue<DevEvent> = EventQueue::starting_at(0);
     for i in 0..4u32 {
-        let start = q.now();
-        ssd.submit(cmd(i as u64, IoOp::Write, i), start, &mut q)
-            .unwrap();
-        let done = drain(&mut ssd, &mut q);
+        let start = ssd.now();
+        ssd.submit(cmd(i as u64, IoOp::Write, i));
+        let done = ssd.drain();
         latencies.push(done[0].1 - start);
     }
     latencies
@@ -302,7 +329,6 @@ fn a_block_opened_for_writing_is_erased_first() {
 /// Closed-loop random writes at queue depth 8 on a full device; returns the
 /// 99th-percentile latency and the number of GC victims.
 fn write_p99(pacing: bool) -> (u64, u64) {
-    use rand::{Rng, SeedableRng};
     let mut cfg = small();
     cfg.gc.pacing = pacing;
     // Background GC from 6 free blocks a plane; the host reserve is 2.
@@ -311,35 +337,20 @@ fn write_p99(pacing: bool) -> (u64, u64) {
     cfg.buffer.capacity_bytes = 4 * 4096;
     let mut ssd = SimSsd::new(cfg, 3, true);
     precondition(&mut ssd, &Precondition::full(), 3).unwrap();
-    let logical = ssd.layout.logical_pages;
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
-    let mut q: EventQueue<DevEvent> = EventQueue::starting_at(ssd.now());
-    let mut issued = std::collections::HashMap::new();
-    let mut next = 0u64;
-    let mut latencies = Vec::new();
-    for _ in 0..8 {
-        issued.insert(next, q.now());
-        let lpa = rng.gen_range(0..logical);
-        ssd.submit(cmd(next, IoOp::Write, lpa), q.now(), &mut q)
-            .unwrap();
-        next += 1;
+    let span = ssd.layout().logical_pages;
+    let mut sim = Simulation::new(ssd, None, 3);
+    let load = ClosedLoop {
+        op: IoOp::Write,
+        qd: 8,
+        requests: 4000,
+        span,
+        seed: 9,
     }
-    while next < 4000 {
-        let (now, ev) = q.pop().expect("writes in flight");
-        ssd.handle(ev, now, &mut q);
-        for c in std::mem::take(&mut ssd.completions) {
-            latencies.push(c.time - issued.remove(&c.id).unwrap());
-            issued.insert(next, now);
-            let lpa = rng.gen_range(0..logical);
-            ssd.submit(cmd(next, IoOp::Write, lpa), now, &mut q)
-                .unwrap();
-            next += 1;
-        }
-    }
-    drain(&mut ssd, &mut q);
-    latencies.sort_unstable();
-    let p99 = latencies[latencies.len() * 99 / 100];
-    (p99, ssd.ftl.counters.gc_invocations)
+    .run(&mut sim);
+    sim.drain();
+    sim.device().check_invariants().unwrap();
+    let p99 = load.histogram.value_at_quantile(0.99);
+    (p99, sim.device().stats().ftl.gc_invocations)
 }
 
 #[test]
@@ -373,13 +384,13 @@ fn read_ahead_serves_a_sequential_stream_from_dram() {
     let mut ssd = filled(with_read_ahead(8, 4, 64), 0.5);
     let lat = read_one_by_one(&mut ssd, 0..24);
     // Two reads make the stream; every later page was prefetched.
-    assert_eq!(ssd.counters.read_ahead_hits, 22);
-    assert!(ssd.counters.prefetched_pages >= 22);
+    assert_eq!(ssd.stats().device.read_ahead_hits, 22);
+    assert!(ssd.stats().device.prefetched_pages >= 22);
     let mut plain = filled(small(), 0.5);
     let flash = read_one_by_one(&mut plain, 0..24);
     for i in 2..24 {
         assert!(
-            lat[i] + ssd.cfg.timing.read_ns / 2 < flash[i],
+            lat[i] + ssd.ssd().config().timing.read_ns / 2 < flash[i],
             "{i}: {lat:?}"
         );
     }
@@ -389,8 +400,8 @@ fn read_ahead_serves_a_sequential_stream_from_dram() {
 fn random_reads_start_no_read_ahead() {
     let mut ssd = filled(with_read_ahead(8, 4, 64), 0.5);
     read_one_by_one(&mut ssd, (0..24).map(|i| (i * 37) % 500));
-    assert_eq!(ssd.counters.prefetched_pages, 0);
-    assert_eq!(ssd.counters.read_ahead_hits, 0);
+    assert_eq!(ssd.stats().device.prefetched_pages, 0);
+    assert_eq!(ssd.stats().device.read_ahead_hits, 0);
 }
 
 /// Three sequential streams read in turn at queue depth 1: the read-ahead
@@ -399,7 +410,7 @@ fn interleaved_hits(buffer_pages: u32) -> u64 {
     let mut ssd = filled(with_read_ahead(16, 8, buffer_pages), 0.5);
     let lpas = (0..40u32).flat_map(|i| [i, 200 + i, 400 + i]);
     read_one_by_one(&mut ssd, lpas);
-    ssd.counters.read_ahead_hits
+    ssd.stats().device.read_ahead_hits
 }
 
 #[test]
@@ -416,17 +427,14 @@ fn read_ahead_never_serves_data_older_than_a_write() {
     cfg.buffer.capacity_bytes = 0; // write-through: the write reaches flash
     let mut ssd = filled(cfg, 0.5);
     read_one_by_one(&mut ssd, 0..2); // pages 2..10 are prefetched
-    let mut q: EventQueue<DevEvent> = EventQueue::starting_at(ssd.now());
-    ssd.submit(cmd(50, IoOp::Write, 4), q.now(), &mut q)
-        .unwrap();
+    ssd.submit(cmd(50, IoOp::Write, 4));
     // A write racing a prefetch still in flight.
-    ssd.submit(cmd(51, IoOp::Read, 2), q.now(), &mut q).unwrap();
-    ssd.submit(cmd(52, IoOp::Write, 12), q.now(), &mut q)
-        .unwrap();
-    drain(&mut ssd, &mut q);
+    ssd.submit(cmd(51, IoOp::Read, 2));
+    ssd.submit(cmd(52, IoOp::Write, 12));
+    ssd.drain();
     read_one_by_one(&mut ssd, 3..16);
-    assert_eq!(ssd.integrity_error, None);
-    assert!(ssd.counters.read_ahead_hits >= 8);
+    ssd.ssd().check_invariants().unwrap();
+    assert!(ssd.stats().device.read_ahead_hits >= 8);
 }
 
 #[test]
@@ -434,22 +442,22 @@ fn a_write_waiting_for_buffer_space_still_supersedes_read_ahead() {
     let mut cfg = with_read_ahead(8, 4, 64);
     cfg.buffer.capacity_bytes = 2 * cfg.geometry.page_size as u64;
     let mut ssd = filled(cfg, 0.5);
-    let mut q: EventQueue<DevEvent> = EventQueue::starting_at(ssd.now());
     // Fill the buffer, then write page 6: it waits for space while a new
     // stream (pages 4, 5) reads it ahead.
     for i in 0..4 {
-        ssd.submit(cmd(100 + i, IoOp::Write, 300 + i as u32), q.now(), &mut q)
-            .unwrap();
+        ssd.submit(cmd(100 + i, IoOp::Write, 300 + i as u32));
     }
-    ssd.submit(cmd(50, IoOp::Write, 6), q.now(), &mut q)
-        .unwrap();
-    ssd.submit(cmd(60, IoOp::Read, 4), q.now(), &mut q).unwrap();
-    ssd.submit(cmd(61, IoOp::Read, 5), q.now(), &mut q).unwrap();
-    drain(&mut ssd, &mut q);
-    assert!(ssd.counters.write_stalls > 0, "the write waited for space");
-    assert!(ssd.counters.prefetched_pages > 0);
+    ssd.submit(cmd(50, IoOp::Write, 6));
+    ssd.submit(cmd(60, IoOp::Read, 4));
+    ssd.submit(cmd(61, IoOp::Read, 5));
+    ssd.drain();
+    assert!(
+        ssd.stats().device.write_stalls > 0,
+        "the write waited for space"
+    );
+    assert!(ssd.stats().device.prefetched_pages > 0);
     read_one_by_one(&mut ssd, 6..12);
-    assert_eq!(ssd.integrity_error, None);
+    ssd.ssd().check_invariants().unwrap();
 }
 
 proptest::proptest! {
@@ -467,12 +475,11 @@ proptest::proptest! {
             return Ok(());
         }
         let mut ssd = filled(cfg, 0.5);
-        let last = ssd.layout.logical_pages - 1;
+        let last = ssd.ssd().layout().logical_pages - 1;
         read_one_by_one(&mut ssd, (0..30).flat_map(|i| [i, last - 40 + i]));
-        let mut q: EventQueue<DevEvent> = EventQueue::starting_at(ssd.now());
-        ssd.submit(cmd(900, IoOp::Write, 31), q.now(), &mut q).unwrap();
-        drain(&mut ssd, &mut q);
+        ssd.submit(cmd(900, IoOp::Write, 31));
+        ssd.drain();
         read_one_by_one(&mut ssd, 30..34);
-        proptest::prop_assert_eq!(ssd.integrity_error.clone(), None);
+        proptest::prop_assert!(ssd.ssd().check_invariants().is_ok());
     }
 }

@@ -3,10 +3,11 @@
 //! written; every command completes and the device drains.
 
 use proptest::prelude::*;
-use ssdlab_sim::engine::EventQueue;
+use ssdlab_sim::kernel::Simulation;
 use ssdlab_sim::ssd::config::{SlcCache, SsdConfig, Suspend};
-use ssdlab_sim::ssd::device::{DevEvent, IoCommand, IoOp, SimSsd};
+use ssdlab_sim::ssd::device::{IoCommand, IoOp, SimSsd};
 use ssdlab_sim::ssd::precondition::{precondition, Pattern, Precondition};
+use ssdlab_sim::workload::script::CommandScript;
 
 /// A tiny device: 2 channels x 1 chip x 1 die x 2 planes, 24 blocks of 16 pages.
 fn tiny(variant: u8, policy: &str) -> SsdConfig {
@@ -105,23 +106,14 @@ fn step() -> impl Strategy<Value = Step> {
 
 /// Runs the steps open-loop, checking invariants as it goes; returns the
 /// number of completions.
-fn drive(ssd: &mut SimSsd, steps: &[Step]) -> u64 {
-    let logical = ssd.layout.logical_pages;
-    let mut q: EventQueue<DevEvent> = EventQueue::starting_at(ssd.now());
-    let mut t = q.now();
-    let mut done = 0u64;
-    let mut events = 0u64;
+fn drive(ssd: SimSsd, steps: &[Step]) -> (SimSsd, u64) {
+    let logical = ssd.layout().logical_pages;
+    let mut sim = Simulation::new(ssd, None, 0);
+    let mut t = sim.now();
     let mut next_lpa = 0u32;
+    let mut commands = Vec::new();
     for (i, s) in steps.iter().enumerate() {
         t += s.gap_ns;
-        while q.peek_time().is_some_and(|et| et <= t) {
-            let (now, ev) = q.pop().unwrap();
-            ssd.handle(ev, now, &mut q);
-            events += 1;
-            if events.is_multiple_of(64) {
-                ssd.check_invariants().unwrap();
-            }
-        }
         let pages = s.pages.min(logical);
         let mut lpa = ((s.lpa_frac * (logical - pages + 1) as f64) as u32).min(logical - pages);
         if s.follow && next_lpa + pages <= logical {
@@ -135,19 +127,20 @@ fn drive(ssd: &mut SimSsd, steps: &[Step]) -> u64 {
             pages,
             sq: (i % 3) as u16,
         };
-        ssd.submit(cmd, t.max(q.now()), &mut q).unwrap();
+        commands.push((t, cmd));
     }
-    while let Some((now, ev)) = q.pop() {
-        ssd.handle(ev, now, &mut q);
+    let mut script = CommandScript::new(commands);
+    let mut events = 0u64;
+    let mut check = |_: u64, dev: &SimSsd| {
         events += 1;
         assert!(events < 50_000_000, "the device does not drain");
         if events.is_multiple_of(64) {
-            ssd.check_invariants().unwrap();
+            dev.check_invariants().unwrap();
         }
-    }
-    done += ssd.completions.len() as u64;
-    ssd.completions.clear();
-    done
+    };
+    sim.run(&mut script, Some(&mut check));
+    let done = script.completions().len() as u64;
+    (sim.into_parts().0, done)
 }
 
 proptest! {
@@ -173,7 +166,7 @@ proptest! {
         let pre = Precondition { occupancy, overwrites: 1.0, pattern: Pattern::Uniform, steady_state: true };
         precondition(&mut ssd, &pre, seed).unwrap();
         ssd.check_invariants().unwrap();
-        let done = drive(&mut ssd, &steps);
+        let (ssd, done) = drive(ssd, &steps);
         prop_assert_eq!(done, steps.len() as u64, "every command completes");
         prop_assert!(ssd.is_quiescent(), "device drained");
         ssd.check_invariants().unwrap();
@@ -200,14 +193,15 @@ fn heavy_overwrites_run_gc_and_keep_integrity() {
                 gap_ns: if i % 5 == 0 { 100_000 } else { 0 },
             })
             .collect();
-        assert_eq!(drive(&mut ssd, &steps), 3000);
+        let (ssd, done) = drive(ssd, &steps);
+        assert_eq!(done, 3000);
         assert!(
-            ssd.ftl.counters.gc_invocations > 0,
+            ssd.stats().ftl.gc_invocations > 0,
             "variant {variant}: GC ran"
         );
         if variant & 64 != 0 {
             assert!(
-                ssd.counters.read_ahead_hits > 0,
+                ssd.stats().device.read_ahead_hits > 0,
                 "variant {variant}: read-ahead served reads"
             );
         }

@@ -3,10 +3,10 @@
 //! the invariant checker on.
 
 use rand::SeedableRng;
-use ssdlab_sim::engine::EventQueue;
 use ssdlab_sim::experiment::closed_loop::ClosedLoop;
+use ssdlab_sim::kernel::Simulation;
 use ssdlab_sim::ssd::config::SsdConfig;
-use ssdlab_sim::ssd::device::{DevEvent, IoOp, SimSsd};
+use ssdlab_sim::ssd::device::{IoOp, SimSsd};
 use ssdlab_sim::ssd::ftl::{Ftl, Stream};
 use ssdlab_sim::ssd::gc::make_policy;
 use ssdlab_sim::ssd::layout::Layout;
@@ -24,16 +24,16 @@ fn device(trigger: &str, policy: &str) -> SimSsd {
 
 /// Random single-page writes over the occupied part of a device 90% full of
 /// logical data (67.5% of its physical pages).
-fn write_load(ssd: &mut SimSsd, requests: u64) -> u64 {
+fn write_load(mut ssd: SimSsd, requests: u64) -> (SimSsd, u64) {
     let pre = Precondition {
         occupancy: 0.9,
         overwrites: 0.0,
         pattern: Pattern::Uniform,
         steady_state: false,
     };
-    precondition(ssd, &pre, 9).unwrap();
-    let span = (ssd.layout.logical_pages as f64 * 0.9) as u32;
-    let mut q: EventQueue<DevEvent> = EventQueue::starting_at(ssd.now());
+    precondition(&mut ssd, &pre, 9).unwrap();
+    let span = (ssd.layout().logical_pages as f64 * 0.9) as u32;
+    let mut sim = Simulation::new(ssd, None, 4);
     ClosedLoop {
         op: IoOp::Write,
         qd: 8,
@@ -41,12 +41,12 @@ fn write_load(ssd: &mut SimSsd, requests: u64) -> u64 {
         span,
         seed: 4,
     }
-    .run(ssd, &mut q);
-    while let Some((now, ev)) = q.pop() {
-        ssd.handle(ev, now, &mut q);
-    }
+    .run(&mut sim);
+    sim.drain();
+    let ssd = sim.into_parts().0;
     ssd.check_invariants().unwrap();
-    ssd.ftl.counters.gc_invocations
+    let gc = ssd.stats().ftl.gc_invocations;
+    (ssd, gc)
 }
 
 #[test]
@@ -54,8 +54,8 @@ fn on_demand_waits_while_free_space_covers_the_need() {
     // A few thousand overwrites leave every plane far above its need
     // (2 blocks or the writes of the next 50 ms): no GC. The eager 70% rule
     // collects as soon as 70% of a plane is in use.
-    let on_demand = write_load(&mut device("on-demand", "prioritized"), 4_000);
-    let eager = write_load(&mut device("eager70", "greedy"), 4_000);
+    let (_, on_demand) = write_load(device("on-demand", "prioritized"), 4_000);
+    let (_, eager) = write_load(device("eager70", "greedy"), 4_000);
     assert_eq!(
         on_demand, 0,
         "on-demand collected while space was plentiful"
@@ -65,12 +65,11 @@ fn on_demand_waits_while_free_space_covers_the_need() {
 
 #[test]
 fn on_demand_collects_when_space_runs_short() {
-    let mut ssd = device("on-demand", "prioritized");
-    let gc = write_load(&mut ssd, 120_000);
+    let (ssd, gc) = write_load(device("on-demand", "prioritized"), 120_000);
     assert!(gc > 0, "GC ran once the free space fell below the need");
     // It kept every plane above the host reserve without help.
-    for p in 0..ssd.layout.planes {
-        assert!(ssd.ftl.free_blocks(p) >= 1);
+    for p in 0..ssd.layout().planes {
+        assert!(ssd.free_blocks(p) >= 1);
     }
 }
 

@@ -1,33 +1,44 @@
 //! The blk-mq path against the simulated device: tags, dispatch bounds,
 //! priorities, merging; every bio ends exactly once.
 
-use ssdlab_sim::engine::{EventQueue, Ns};
-use ssdlab_sim::host::{Bio, BlockLayer, HostConfig, HostEvent};
+use ssdlab_sim::engine::Ns;
+use ssdlab_sim::host::{Bio, BioDone, BlockLayer, HostConfig, HostCounters};
+use ssdlab_sim::kernel::{Ctx, Device, Simulation, WorkEvent, Workload};
 use ssdlab_sim::sched::{self, Dir, IoClass, IoPrio};
 use ssdlab_sim::ssd::config::SsdConfig;
-use ssdlab_sim::ssd::device::{DevEvent, SimSsd};
+use ssdlab_sim::ssd::device::SimSsd;
 use ssdlab_sim::ssd::precondition::{precondition, Precondition};
 
-#[derive(Debug, Clone, Copy)]
-enum Ev {
-    Dev(DevEvent),
-    Host(HostEvent),
+/// Bios submitted together at the start; every ended bio is recorded.
+#[derive(Default)]
+struct BioBatch {
+    bios: Vec<Bio>,
+    accepted: u32,
+    done: Vec<(Bio, Ns)>,
 }
-impl From<DevEvent> for Ev {
-    fn from(e: DevEvent) -> Self {
-        Ev::Dev(e)
+
+impl Workload for BioBatch {
+    fn start<D: Device>(&mut self, cx: &mut Ctx<'_, D>) {
+        for mut bio in std::mem::take(&mut self.bios) {
+            bio.issue_ns = cx.now();
+            self.accepted += cx.submit_bio(bio) as u32;
+        }
     }
-}
-impl From<HostEvent> for Ev {
-    fn from(e: HostEvent) -> Self {
-        Ev::Host(e)
+
+    fn on_event<D: Device>(&mut self, _: WorkEvent, _: &mut Ctx<'_, D>) {}
+
+    fn bio_done<D: Device>(&mut self, d: BioDone, _: &mut Ctx<'_, D>) {
+        self.done.push((d.bio, d.time));
+    }
+
+    fn is_done(&self) -> bool {
+        false
     }
 }
 
 struct Harness {
-    dev: SimSsd,
-    block: BlockLayer,
-    q: EventQueue<Ev>,
+    sim: Simulation<SimSsd>,
+    batch: BioBatch,
     max_device_outstanding: u32,
     done: Vec<(Bio, Ns)>,
 }
@@ -46,12 +57,10 @@ impl Harness {
             1,
         )
         .unwrap();
-        let block = BlockLayer::new(host, sched::build(sched_spec).unwrap(), &dev);
-        let q = EventQueue::starting_at(dev.now());
+        let block = BlockLayer::new(host, sched::build(sched_spec).unwrap(), &dev.info());
         Harness {
-            dev,
-            block,
-            q,
+            sim: Simulation::new(dev, Some(block), 1),
+            batch: BioBatch::default(),
             max_device_outstanding: 0,
             done: Vec::new(),
         }
@@ -71,35 +80,33 @@ impl Harness {
         }
     }
 
-    fn submit(&mut self, mut bio: Bio) -> bool {
-        let now = self.q.now();
-        bio.issue_ns = now;
-        self.block.submit_bio(bio, now, &mut self.q)
+    /// Queues a bio for the next run.
+    fn submit(&mut self, bio: Bio) {
+        self.batch.bios.push(bio);
     }
 
-    fn run_until_idle(&mut self) {
-        while let Some((now, ev)) = self.q.pop() {
-            match ev {
-                Ev::Dev(e) => {
-                    self.dev.handle(e, now, &mut self.q);
-                    for c in std::mem::take(&mut self.dev.completions) {
-                        self.block.device_completed(c, &mut self.q);
-                    }
-                }
-                Ev::Host(e) => self.block.handle(e, now, &mut self.dev, &mut self.q),
-            }
-            self.max_device_outstanding = self.max_device_outstanding.max(self.dev.outstanding());
-            for d in std::mem::take(&mut self.block.done) {
-                self.done.push((d.bio, d.time));
-            }
-        }
+    fn counters(&self) -> &HostCounters {
+        self.sim.host().unwrap().counters()
+    }
+
+    /// Submits the queued bios at once and runs until nothing is left;
+    /// returns how many got a tag at once.
+    fn run_until_idle(&mut self) -> u32 {
+        let mut batch = std::mem::take(&mut self.batch);
+        let mut most = self.max_device_outstanding;
+        let mut step = |_: Ns, dev: &SimSsd| most = most.max(dev.outstanding());
+        self.sim.run(&mut batch, Some(&mut step));
+        self.max_device_outstanding = most;
+        self.done.append(&mut batch.done);
+        let block = self.sim.host().unwrap();
         assert!(
-            self.block.is_idle(),
+            block.is_idle(),
             "pending {:?}, {:?}",
-            self.block.pending(),
-            self.block.counters
+            block.pending(),
+            block.counters()
         );
-        self.dev.check_invariants().unwrap();
+        self.sim.device().check_invariants().unwrap();
+        batch.accepted
     }
 }
 
@@ -155,28 +162,24 @@ fn scheduler_tags_limit_requests_and_waiters_get_them_in_order() {
         ..HostConfig::default()
     };
     let mut h = Harness::new("mq-deadline", host);
-    let mut accepted = 0;
     for i in 0..50u64 {
-        accepted += h.submit(Harness::bio(i, 0, Dir::Read, (i * 977 % 50_000) * 8, BE)) as u32;
+        h.submit(Harness::bio(i, 0, Dir::Read, (i * 977 % 50_000) * 8, BE));
     }
-    assert_eq!(accepted, 8);
-    h.run_until_idle();
+    assert_eq!(h.run_until_idle(), 8);
     assert_eq!(h.done.len(), 50);
-    assert!(h.block.counters.tag_waits >= 42);
+    assert!(h.counters().tag_waits >= 42);
     assert!(h.max_device_outstanding <= 8);
     // Writes get only async_depth = 3/4 of the tags (mq-deadline limit_depth).
-    let mut accepted = 0;
     for i in 0..50u64 {
-        accepted += h.submit(Harness::bio(
+        h.submit(Harness::bio(
             100 + i,
             0,
             Dir::Write,
             (i * 977 % 50_000) * 8,
             BE,
-        )) as u32;
+        ));
     }
-    assert_eq!(accepted, 6);
-    h.run_until_idle();
+    assert_eq!(h.run_until_idle(), 6);
     assert_eq!(h.done.len(), 100);
 }
 
@@ -188,7 +191,7 @@ fn sequential_bios_merge_while_k2_holds_them() {
     }
     h.run_until_idle();
     assert_eq!(h.done.len(), 64);
-    assert!(h.block.counters.merges > 40, "{:?}", h.block.counters);
+    assert!(h.counters().merges > 40, "{:?}", h.counters());
     let mut ids: Vec<u64> = h.done.iter().map(|(b, _)| b.id).collect();
     ids.sort_unstable();
     ids.dedup();

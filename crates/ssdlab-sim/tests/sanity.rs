@@ -1,9 +1,9 @@
 //! The figures a storage engineer checks first, derived in docs/model.md.
 
-use ssdlab_sim::engine::EventQueue;
 use ssdlab_sim::experiment::closed_loop::ClosedLoop;
+use ssdlab_sim::kernel::{Ctx, Device, Simulation, WorkEvent, Workload};
 use ssdlab_sim::ssd::config::SsdConfig;
-use ssdlab_sim::ssd::device::{DevEvent, IoOp, SimSsd};
+use ssdlab_sim::ssd::device::{IoCommand, IoCompletion, IoOp, SimSsd};
 use ssdlab_sim::ssd::precondition::{precondition, Precondition};
 
 fn full_device(preset: &str) -> SimSsd {
@@ -14,8 +14,8 @@ fn full_device(preset: &str) -> SimSsd {
 
 #[test]
 fn qd1_random_read_latency_is_the_sum_of_its_parts() {
-    let mut ssd = full_device("mqsim-64g");
-    let c = ssd.cfg.clone();
+    let ssd = full_device("mqsim-64g");
+    let c = ssd.config().clone();
     let expected = c.controller.command_ns
         + c.timing.flash_command_ns
         + c.timing.read_ns
@@ -23,8 +23,8 @@ fn qd1_random_read_latency_is_the_sum_of_its_parts() {
         + ssd.page_link_ns()
         + c.controller.completion_ns;
     assert_eq!(expected, 90_425, "derivation in docs/model.md");
-    let span = ssd.layout.logical_pages;
-    let mut q: EventQueue<DevEvent> = EventQueue::new();
+    let span = ssd.layout().logical_pages;
+    let mut sim = Simulation::new(ssd, None, 0);
     let r = ClosedLoop {
         op: IoOp::Read,
         qd: 1,
@@ -32,7 +32,7 @@ fn qd1_random_read_latency_is_the_sum_of_its_parts() {
         span,
         seed: 1,
     }
-    .run(&mut ssd, &mut q);
+    .run(&mut sim);
     // At QD1 the run is back to back: its length is exactly N latencies.
     let total_ns = (r.figures.sim_time_ms * 1e6).round() as u64;
     assert_eq!(total_ns, 2000 * expected);
@@ -42,16 +42,16 @@ fn qd1_random_read_latency_is_the_sum_of_its_parts() {
 
 #[test]
 fn saturated_random_reads_approach_the_channel_bound() {
-    let mut ssd = full_device("mqsim-64g");
+    let ssd = full_device("mqsim-64g");
     // 8 channels, each moving one 4 KiB page per transfer time.
-    let channel_bound = ssd.layout.channels as f64 * 1e9 / ssd.page_transfer_ns() as f64;
+    let channel_bound = ssd.layout().channels as f64 * 1e9 / ssd.page_transfer_ns() as f64;
     // 64 dies, each busy command + tR + transfer per single-plane read.
-    let t = &ssd.cfg.timing;
-    let die_bound = ssd.layout.dies as f64 * 1e9
+    let t = &ssd.config().timing;
+    let die_bound = ssd.layout().dies as f64 * 1e9
         / (t.flash_command_ns + t.read_ns + ssd.page_transfer_ns()) as f64;
     assert!(channel_bound < die_bound);
-    let span = ssd.layout.logical_pages;
-    let mut q: EventQueue<DevEvent> = EventQueue::new();
+    let span = ssd.layout().logical_pages;
+    let mut sim = Simulation::new(ssd, None, 0);
     let r = ClosedLoop {
         op: IoOp::Read,
         qd: 1024,
@@ -59,7 +59,7 @@ fn saturated_random_reads_approach_the_channel_bound() {
         span,
         seed: 1,
     }
-    .run(&mut ssd, &mut q);
+    .run(&mut sim);
     let iops = r.figures.iops;
     assert!(
         iops <= channel_bound * 1.001,
@@ -73,9 +73,9 @@ fn saturated_random_reads_approach_the_channel_bound() {
 
 #[test]
 fn random_writes_on_a_full_device_run_gc_and_lose_bandwidth() {
-    let mut ssd = full_device("seed004");
-    let span = ssd.layout.logical_pages;
-    let mut q: EventQueue<DevEvent> = EventQueue::new();
+    let ssd = full_device("seed004");
+    let span = ssd.layout().logical_pages;
+    let mut sim = Simulation::new(ssd, None, 0);
     let r = ClosedLoop {
         op: IoOp::Write,
         qd: 32,
@@ -83,13 +83,13 @@ fn random_writes_on_a_full_device_run_gc_and_lose_bandwidth() {
         span,
         seed: 1,
     }
-    .run(&mut ssd, &mut q);
-    let f = &ssd.ftl.counters;
+    .run(&mut sim);
+    let f = &sim.device().stats().ftl;
     assert!(f.gc_invocations > 100, "GC ran: {f:?}");
     let waf = (f.host_pages_written + f.gc_pages_moved) as f64 / f.host_pages_written as f64;
     assert!(waf > 2.0, "WAF {waf}");
     // Program-bound throughput without GC would be 16 planes / tPROG.
-    let no_gc_bound = 16.0 * 1e9 / ssd.cfg.timing.program_ns as f64;
+    let no_gc_bound = 16.0 * 1e9 / sim.device().config().timing.program_ns as f64;
     assert!(
         r.figures.iops < no_gc_bound / 2.0,
         "{} vs {no_gc_bound}",
@@ -100,9 +100,9 @@ fn random_writes_on_a_full_device_run_gc_and_lose_bandwidth() {
 #[test]
 fn same_seed_same_figures() {
     let run = || {
-        let mut ssd = full_device("seed004");
-        let span = ssd.layout.logical_pages;
-        let mut q: EventQueue<DevEvent> = EventQueue::new();
+        let ssd = full_device("seed004");
+        let span = ssd.layout().logical_pages;
+        let mut sim = Simulation::new(ssd, None, 0);
         let w = ClosedLoop {
             op: IoOp::Write,
             qd: 16,
@@ -110,7 +110,7 @@ fn same_seed_same_figures() {
             span,
             seed: 9,
         }
-        .run(&mut ssd, &mut q);
+        .run(&mut sim);
         let r = ClosedLoop {
             op: IoOp::Read,
             qd: 16,
@@ -118,13 +118,8 @@ fn same_seed_same_figures() {
             span,
             seed: 9,
         }
-        .run(&mut ssd, &mut q);
-        (
-            w.figures,
-            r.figures,
-            ssd.ftl.counters.clone(),
-            ssd.counters.clone(),
-        )
+        .run(&mut sim);
+        (w.figures, r.figures, sim.device().stats())
     };
     assert_eq!(run(), run());
 }
@@ -137,8 +132,8 @@ fn every_gc_policy_collects() {
         cfg.geometry.blocks_per_plane = 64;
         let mut ssd = SimSsd::new(cfg, 5, true);
         precondition(&mut ssd, &Precondition::full(), 5).unwrap();
-        let span = ssd.layout.logical_pages;
-        let mut q: EventQueue<DevEvent> = EventQueue::new();
+        let span = ssd.layout().logical_pages;
+        let mut sim = Simulation::new(ssd, None, 0);
         ClosedLoop {
             op: IoOp::Write,
             qd: 8,
@@ -146,70 +141,82 @@ fn every_gc_policy_collects() {
             span,
             seed: 2,
         }
-        .run(&mut ssd, &mut q);
-        assert!(ssd.ftl.counters.gc_invocations > 0, "{policy}");
-        ssd.check_invariants().unwrap();
+        .run(&mut sim);
+        assert!(sim.device().stats().ftl.gc_invocations > 0, "{policy}");
+        sim.device().check_invariants().unwrap();
+    }
+}
+
+/// A closed loop of 16 writes and 4 reads, each re-issued as it completes,
+/// until 40,000 have completed; records the worst read latency.
+struct MixedLoad {
+    span: u32,
+    next_id: u64,
+    submitted: std::collections::HashMap<u64, (IoOp, u64)>,
+    worst_read: u64,
+    done: u64,
+}
+
+impl MixedLoad {
+    fn submit<D: Device>(&mut self, op: IoOp, cx: &mut Ctx<'_, D>) {
+        self.next_id += 1;
+        let lpa = (self.next_id.wrapping_mul(2_654_435_761) % self.span as u64) as u32;
+        self.submitted.insert(self.next_id, (op, cx.now()));
+        let cmd = IoCommand {
+            id: self.next_id,
+            op,
+            lpa,
+            pages: 1,
+            sq: 0,
+        };
+        cx.submit_command(cmd).unwrap();
+    }
+}
+
+impl Workload for MixedLoad {
+    fn start<D: Device>(&mut self, cx: &mut Ctx<'_, D>) {
+        for i in 0..20 {
+            self.submit(if i < 16 { IoOp::Write } else { IoOp::Read }, cx);
+        }
+    }
+
+    fn on_event<D: Device>(&mut self, _: WorkEvent, _: &mut Ctx<'_, D>) {}
+
+    fn command_done<D: Device>(&mut self, c: IoCompletion, cx: &mut Ctx<'_, D>) {
+        let (op, t0) = self.submitted.remove(&c.id).unwrap();
+        if op == IoOp::Read {
+            self.worst_read = self.worst_read.max(c.time - t0);
+        }
+        self.done += 1;
+        if self.done < 40_000 {
+            self.submit(op, cx);
+        }
+    }
+
+    fn is_done(&self) -> bool {
+        self.done >= 40_000 && self.submitted.is_empty()
     }
 }
 
 /// Reads and writes at the same time on a full device, so GC runs; returns
 /// the worst read latency and the GC invocations.
 fn worst_read_during_gc(execution: ssdlab_sim::ssd::config::GcExecution) -> (u64, u64) {
-    use ssdlab_sim::ssd::device::IoCommand;
     let mut cfg = SsdConfig::load("seed004").unwrap();
     cfg.gc.execution = execution;
     cfg.geometry.blocks_per_plane = 64;
     let mut ssd = SimSsd::new(cfg, 3, true);
     precondition(&mut ssd, &Precondition::full(), 3).unwrap();
-    let span = ssd.layout.logical_pages;
-    let mut q: EventQueue<DevEvent> = EventQueue::starting_at(ssd.now());
-    let mut submitted = std::collections::HashMap::new();
-    let mut next_id = 0u64;
-    let mut submit = |ssd: &mut SimSsd,
-                      q: &mut EventQueue<DevEvent>,
-                      op: IoOp,
-                      now: u64,
-                      map: &mut std::collections::HashMap<u64, (IoOp, u64)>| {
-        next_id += 1;
-        let lpa = (next_id.wrapping_mul(2_654_435_761) % span as u64) as u32;
-        map.insert(next_id, (op, now));
-        ssd.submit(
-            IoCommand {
-                id: next_id,
-                op,
-                lpa,
-                pages: 1,
-                sq: 0,
-            },
-            now,
-            q,
-        )
-        .unwrap();
+    let mut load = MixedLoad {
+        span: ssd.layout().logical_pages,
+        next_id: 0,
+        submitted: Default::default(),
+        worst_read: 0,
+        done: 0,
     };
-    let now = q.now();
-    for i in 0..20 {
-        let op = if i < 16 { IoOp::Write } else { IoOp::Read };
-        submit(&mut ssd, &mut q, op, now, &mut submitted);
-    }
-    let (mut worst, mut done) = (0, 0);
-    while let Some((now, ev)) = q.pop() {
-        ssd.handle(ev, now, &mut q);
-        for c in std::mem::take(&mut ssd.completions) {
-            let (op, t0) = submitted.remove(&c.id).unwrap();
-            if op == IoOp::Read {
-                worst = worst.max(c.time - t0);
-            }
-            done += 1;
-            if done < 40_000 {
-                submit(&mut ssd, &mut q, op, now, &mut submitted);
-            }
-        }
-        if done >= 40_000 && submitted.is_empty() {
-            break;
-        }
-    }
-    ssd.check_invariants().unwrap();
-    (worst, ssd.ftl.counters.gc_invocations)
+    let mut sim = Simulation::new(ssd, None, 0);
+    sim.run(&mut load, None);
+    sim.device().check_invariants().unwrap();
+    (load.worst_read, sim.device().stats().ftl.gc_invocations)
 }
 
 #[test]

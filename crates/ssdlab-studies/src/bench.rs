@@ -3,10 +3,10 @@
 
 use crate::peak_rss_mb;
 use serde::Serialize;
-use ssdlab_sim::engine::EventQueue;
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::experiment::closed_loop::{ClosedLoop, LoadFigures};
 use ssdlab_sim::experiment::fio_run::{self, RunSetup};
+use ssdlab_sim::kernel::Simulation;
 use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::device::{DeviceCounters, IoOp, SimSsd};
 use ssdlab_sim::ssd::ftl::FtlCounters;
@@ -80,7 +80,7 @@ pub fn run(opts: &BenchOptions) -> Result<BenchReport, InputError> {
     let t0 = Instant::now();
     let pre = precondition(&mut ssd, &Precondition::full(), opts.seed)?;
     let precondition_s = t0.elapsed().as_secs_f64();
-    let span = ssd.layout.logical_pages;
+    let span = ssd.layout().logical_pages;
 
     let load = |op| ClosedLoop {
         op,
@@ -89,20 +89,22 @@ pub fn run(opts: &BenchOptions) -> Result<BenchReport, InputError> {
         span,
         seed: opts.seed,
     };
-    let mut q = EventQueue::starting_at(ssd.now());
+    let mut sim = Simulation::new(ssd, None, opts.seed);
     let t1 = Instant::now();
-    let reads = load(IoOp::Read).run(&mut ssd, &mut q);
+    let reads = load(IoOp::Read).run(&mut sim);
     let read_s = t1.elapsed().as_secs_f64();
 
-    ssd.counters = Default::default();
+    // The write figures count the writes' device work; GC that the reads
+    // left running stays in the FTL's counters, as it did before.
+    sim.device_mut().reset_device_counters();
     let t2 = Instant::now();
-    let writes = load(IoOp::Write).run(&mut ssd, &mut q);
+    let writes = load(IoOp::Write).run(&mut sim);
     let write_s = t2.elapsed().as_secs_f64();
-    let ftl = ssd.ftl.counters.clone();
-    let device_counters = ssd.counters.clone();
-    let device_name = ssd.cfg.name.clone();
+    let stats = sim.device().stats();
+    let (ftl, device_counters) = (stats.ftl, stats.device);
+    let device_name = sim.device().config().name.clone();
     let peak = peak_rss_mb();
-    drop(ssd);
+    drop(sim);
     let fio = match opts.fio_seconds {
         0 => None,
         secs => Some(fio_figure(secs, opts.seed)?),

@@ -62,16 +62,16 @@ fn point(sf: f64, seed: u64, warmup: f64, measured: f64) -> WafPoint {
     };
     precondition(&mut ssd, &pre, seed).expect("valid recipe");
     let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_add(1));
-    let logical = ssd.layout.logical_pages;
+    let logical = ssd.layout().logical_pages;
     let n = (logical as f64 * measured) as u64;
     let mut w = FunctionalWriter::default();
     for _ in 0..n {
         let lpa = rng.gen_range(0..logical);
         w.write(&mut ssd, lpa, &mut rng);
     }
-    let c = &ssd.ftl.counters;
+    let c = &ssd.stats().ftl;
     let simulated = (c.host_pages_written + c.gc_pages_moved) as f64 / c.host_pages_written as f64;
-    let l = &ssd.layout;
+    let l = ssd.layout();
     let held_blocks = (ssd.soft_gc_blocks() - 1) + 1; // free pool floor + open frontiers (half-full each)
     let usable = l.physical_pages as f64 - (held_blocks * l.planes * l.pages_per_block) as f64;
     let rho = (usable - logical as f64) / logical as f64;

@@ -2,8 +2,9 @@
 //! command at a uniformly random logical page of `[0, span)`; a new command
 //! is submitted the moment one completes.
 
-use crate::engine::{EventQueue, Ns};
-use crate::ssd::device::{DevEvent, IoCommand, IoOp, SimSsd};
+use crate::engine::Ns;
+use crate::kernel::{Ctx, Device, Simulation, WorkEvent, Workload};
+use crate::ssd::device::{IoCommand, IoCompletion, IoOp};
 use hdrhistogram::Histogram;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -38,75 +39,76 @@ pub struct LoadResult {
 }
 
 impl ClosedLoop {
-    /// Runs the load on `ssd`, driven by `q`. Events still pending when the
-    /// last request completes (flushes, GC) stay in `q` for the next run.
-    pub fn run(&self, ssd: &mut SimSsd, q: &mut EventQueue<DevEvent>) -> LoadResult {
-        self.run_with(ssd, q, |_, _| {})
+    /// Runs the load on the simulation's device (it needs no host path).
+    /// Events still pending when the last request completes (flushes, GC)
+    /// stay queued for the next run.
+    pub fn run<D: Device>(&self, sim: &mut Simulation<D>) -> LoadResult {
+        let start = sim.now();
+        let events_before = sim.events();
+        let mut load = LoadState {
+            spec: self,
+            rng: ChaCha8Rng::seed_from_u64(self.seed),
+            hist: latency_histogram(),
+            submitted_at: vec![0; self.qd as usize],
+            issued: 0,
+            done: 0,
+        };
+        sim.run(&mut load, None);
+        let elapsed = sim.now() - start;
+        LoadResult {
+            figures: figures(&load.hist, load.done, elapsed),
+            events: sim.events() - events_before,
+            histogram: load.hist,
+        }
+    }
+}
+
+/// The load while it runs: a command per tag, re-issued as it completes.
+struct LoadState<'a> {
+    spec: &'a ClosedLoop,
+    rng: ChaCha8Rng,
+    hist: Histogram<u64>,
+    submitted_at: Vec<Ns>,
+    issued: u64,
+    done: u64,
+}
+
+impl LoadState<'_> {
+    fn submit<D: Device>(&mut self, tag: u32, cx: &mut Ctx<'_, D>) {
+        let cmd = IoCommand {
+            id: tag as u64,
+            op: self.spec.op,
+            lpa: self.rng.gen_range(0..self.spec.span),
+            pages: 1,
+            sq: 0,
+        };
+        self.submitted_at[tag as usize] = cx.now();
+        self.issued += 1;
+        cx.submit_command(cmd).expect("commands inside the span");
+    }
+}
+
+impl Workload for LoadState<'_> {
+    fn start<D: Device>(&mut self, cx: &mut Ctx<'_, D>) {
+        for tag in 0..self.spec.qd.min(self.spec.requests as u32) {
+            self.submit(tag, cx);
+        }
     }
 
-    /// Runs the load; `each` is called after every completion with the count
-    /// so far (tests use it to check invariants mid-run).
-    pub fn run_with(
-        &self,
-        ssd: &mut SimSsd,
-        q: &mut EventQueue<DevEvent>,
-        mut each: impl FnMut(&mut SimSsd, u64),
-    ) -> LoadResult {
-        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
-        let mut hist = latency_histogram();
-        let mut submitted_at: Vec<Ns> = vec![0; self.qd as usize];
-        let start = q.now();
-        let mut issued = 0u64;
-        let mut done = 0u64;
-        let mut events = 0u64;
-        let submit = |ssd: &mut SimSsd,
-                      q: &mut EventQueue<DevEvent>,
-                      tag: u32,
-                      now: Ns,
-                      rng: &mut ChaCha8Rng| {
-            let cmd = IoCommand {
-                id: tag as u64,
-                op: self.op,
-                lpa: rng.gen_range(0..self.span),
-                pages: 1,
-                sq: 0,
-            };
-            ssd.submit(cmd, now, q).expect("commands inside the span");
-        };
-        for tag in 0..self.qd.min(self.requests as u32) {
-            submitted_at[tag as usize] = start;
-            submit(ssd, q, tag, start, &mut rng);
-            issued += 1;
+    fn on_event<D: Device>(&mut self, _: WorkEvent, _: &mut Ctx<'_, D>) {}
+
+    fn command_done<D: Device>(&mut self, c: IoCompletion, cx: &mut Ctx<'_, D>) {
+        let tag = c.id as u32;
+        self.hist
+            .saturating_record(c.time - self.submitted_at[tag as usize]);
+        self.done += 1;
+        if self.issued < self.spec.requests {
+            self.submit(tag, cx);
         }
-        let mut completions = Vec::new();
-        while let Some((now, ev)) = q.pop() {
-            events += 1;
-            ssd.handle(ev, now, q);
-            if ssd.completions.is_empty() {
-                continue;
-            }
-            std::mem::swap(&mut completions, &mut ssd.completions);
-            for c in completions.drain(..) {
-                let tag = c.id as u32;
-                hist.saturating_record(c.time - submitted_at[tag as usize]);
-                done += 1;
-                each(ssd, done);
-                if issued < self.requests {
-                    submitted_at[tag as usize] = now;
-                    submit(ssd, q, tag, now, &mut rng);
-                    issued += 1;
-                }
-            }
-            if done == self.requests {
-                break;
-            }
-        }
-        let elapsed = q.now() - start;
-        LoadResult {
-            figures: figures(&hist, done, elapsed),
-            histogram: hist,
-            events,
-        }
+    }
+
+    fn is_done(&self) -> bool {
+        self.done == self.spec.requests
     }
 }
 

@@ -2,42 +2,19 @@
 //! deterministic event loop, fio's statistics out.
 
 use super::stats::JobStats;
-use crate::engine::{EventQueue, Ns};
+use crate::engine::Ns;
 use crate::error::InputError;
-use crate::host::{BlockLayer, HostConfig, HostCounters, HostEvent};
+use crate::host::{BlockLayer, HostConfig, HostCounters};
+use crate::kernel::{Device, Simulation};
 use crate::sched;
 use crate::ssd::config::SsdConfig;
-use crate::ssd::device::{DevEvent, DeviceCounters, SimSsd};
+use crate::ssd::device::{DeviceCounters, SimSsd};
 use crate::ssd::ftl::FtlCounters;
 use crate::ssd::precondition::{precondition, Pattern, Precondition, PreconditionReport};
-use crate::workload::fio_job::{FioJob, IoSource, JobAction, JobState};
+use crate::workload::fio::FioWorkload;
+use crate::workload::fio_job::{FioJob, IoSource};
 use ssdlab_fio::JobFile;
 use std::collections::BTreeMap;
-
-/// Every event of a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SimEvent {
-    Dev(DevEvent),
-    Host(HostEvent),
-    /// A job may issue again (thinktime or rate limit over).
-    JobWake(u32),
-    /// A job's next paid-for bio enters the block layer.
-    JobSubmit(u32),
-    /// A job sees its next ended bio.
-    JobComplete(u32),
-}
-
-impl From<DevEvent> for SimEvent {
-    fn from(e: DevEvent) -> Self {
-        SimEvent::Dev(e)
-    }
-}
-
-impl From<HostEvent> for SimEvent {
-    fn from(e: HostEvent) -> Self {
-        SimEvent::Host(e)
-    }
-}
 
 /// Everything a run needs besides the job file.
 #[derive(Debug, Clone)]
@@ -67,36 +44,10 @@ pub struct RunResult {
     pub events: u64,
 }
 
-struct Run {
-    dev: SimSsd,
-    block: BlockLayer,
-    jobs: Vec<FioJob>,
-    stats: Vec<JobStats>,
-    q: EventQueue<SimEvent>,
-    actions: Vec<JobAction>,
-    /// Each job's execution phase: a stonewall job waits for every job
-    /// before it (new_group only starts a new reporting group).
-    phases: Vec<u32>,
-    groups: Vec<u32>,
-    current_group: usize,
-}
-
-fn phases_of(jobs: &[FioJob]) -> Vec<u32> {
-    let mut phase = 0;
-    jobs.iter()
-        .enumerate()
-        .map(|(i, j)| {
-            if j.spec.stonewall && i > 0 {
-                phase += 1;
-            }
-            phase
-        })
-        .collect()
-}
-
 /// A run with its device preconditioned and its jobs built, ready to go.
 pub struct PreparedRun {
-    r: Run,
+    sim: Simulation<SimSsd>,
+    workload: FioWorkload,
     pre: PreconditionReport,
 }
 
@@ -136,67 +87,81 @@ pub fn prepare_with_sources(
         steady_state: setup.occupancy >= 1.0,
     };
     let pre = precondition(&mut dev, &recipe, setup.seed)?;
-    let block = BlockLayer::new(setup.host.clone(), sched, &dev);
+    let block = BlockLayer::new(setup.host.clone(), sched, &dev.info());
     let jobs = build_jobs(jobfile, &block, setup, sources)?;
-    let stats = jobs.iter().map(|j| JobStats::new(&j.spec)).collect();
-    let phases = phases_of(&jobs);
-    let mut groups = phases.clone();
-    groups.dedup();
-    let q = EventQueue::starting_at(dev.now());
-    let r = Run {
-        dev,
-        block,
-        jobs,
-        stats,
-        q,
-        actions: Vec::new(),
-        phases,
-        groups,
-        current_group: 0,
-    };
-    Ok(PreparedRun { r, pre })
+    let sim = Simulation::new(dev, Some(block), setup.seed);
+    let workload = FioWorkload::new(jobs);
+    Ok(PreparedRun { sim, workload, pre })
 }
 
 impl PreparedRun {
     /// Runs the jobs to their end. `progress` gets the fraction of the planned
     /// simulated time done.
     pub fn execute(self, progress: Option<&mut dyn FnMut(f64)>) -> Result<RunResult, InputError> {
-        let PreparedRun { mut r, pre } = self;
-        let events = r.run_loop(progress);
-        if let Some(e) = r.jobs.iter().find_map(|j| j.source_error()) {
+        let PreparedRun {
+            mut sim,
+            mut workload,
+            pre,
+        } = self;
+        run_with_progress(&mut sim, &mut workload, progress);
+        if let Some(e) = workload.jobs().iter().find_map(|j| j.source_error()) {
             return Err(InputError::invalid("trace", e));
         }
         // With the checker on (--check), every flash read was verified as it
         // ran; the maps and valid counts are checked once more at the end.
-        let checked = if r.dev.ftl.integrity.is_some() {
-            r.dev.check_invariants()
-        } else {
-            Ok(())
-        };
-        if let Err(e) = checked {
-            return Err(InputError::invalid(
-                "device",
-                format!("invariant or data-integrity check failed: {e}"),
-            ));
+        let dev = sim.device();
+        if dev.is_checked() {
+            if let Err(e) = dev.check_invariants() {
+                return Err(InputError::invalid(
+                    "device",
+                    format!("invariant or data-integrity check failed: {e}"),
+                ));
+            }
         }
-        let end = r.q.now();
-        let sched_name = r.block.scheduler_name().to_string();
-        for (job, st) in r.jobs.iter().zip(r.stats.iter_mut()) {
-            st.finish(job.ramp_end_ns, job.end_time);
-        }
+        let (end, events) = (sim.now(), sim.events());
+        let stats = dev.stats();
+        let block = sim.host().expect("a host path");
+        let (scheduler, scheduler_counters) = (
+            block.scheduler_name().to_string(),
+            block.scheduler_counters(),
+        );
+        let host = block.counters().clone();
+        let (jobs, stats_by_job) = workload.finish();
         Ok(RunResult {
             precondition: pre,
-            device: r.dev.counters.clone(),
-            ftl: r.dev.ftl.counters.clone(),
-            host: r.block.counters.clone(),
-            scheduler: sched_name,
-            scheduler_counters: r.block.scheduler_counters(),
+            device: stats.device,
+            ftl: stats.ftl,
+            host,
+            scheduler,
+            scheduler_counters,
             sim_end_ns: end,
             events,
-            stats: r.stats,
-            jobs: r.jobs,
+            stats: stats_by_job,
+            jobs,
         })
     }
+}
+
+/// Runs the jobs, reporting the fraction of the planned simulated time done
+/// about 200 times over the run.
+fn run_with_progress(
+    sim: &mut Simulation<SimSsd>,
+    workload: &mut FioWorkload,
+    progress: Option<&mut dyn FnMut(f64)>,
+) {
+    let t0 = sim.now();
+    let horizon = workload.planned_end(t0);
+    let Some(p) = progress else {
+        return sim.run(workload, None);
+    };
+    let mut next_report = t0;
+    let mut step = |now: Ns, _: &SimSsd| {
+        if now >= next_report && horizon > t0 {
+            p(((now - t0) as f64 / (horizon - t0) as f64).min(1.0));
+            next_report = now + (horizon - t0) / 200;
+        }
+    };
+    sim.run(workload, Some(&mut step));
 }
 
 fn build_jobs(
@@ -250,154 +215,4 @@ fn build_jobs(
             })
         })
         .collect()
-}
-
-impl Run {
-    fn run_loop(&mut self, mut progress: Option<&mut dyn FnMut(f64)>) -> u64 {
-        let t0 = self.q.now();
-        self.start_group(t0);
-        let horizon = self.planned_end(t0);
-        let mut events = 0u64;
-        let mut next_report = t0;
-        while let Some((now, ev)) = self.q.pop() {
-            events += 1;
-            self.dispatch(ev, now);
-            if self.all_done() {
-                break;
-            }
-            if let Some(p) = progress.as_mut() {
-                if now >= next_report && horizon > t0 {
-                    p(((now - t0) as f64 / (horizon - t0) as f64).min(1.0));
-                    next_report = now + (horizon - t0) / 200;
-                }
-            }
-        }
-        events
-    }
-
-    /// Simulated end if every time-based job runs its full time (progress).
-    fn planned_end(&self, t0: Ns) -> Ns {
-        let per_group = |g: u32| {
-            self.jobs
-                .iter()
-                .zip(&self.phases)
-                .filter(|(_, &p)| p == g)
-                .map(|(j, _)| j.spec.startdelay_ns + j.spec.ramp_time_ns + j.spec.runtime_ns)
-                .max()
-                .unwrap_or(0)
-        };
-        t0 + self.groups.iter().map(|&g| per_group(g)).sum::<Ns>()
-    }
-
-    fn dispatch(&mut self, ev: SimEvent, now: Ns) {
-        match ev {
-            SimEvent::Dev(e) => {
-                self.dev.handle(e, now, &mut self.q);
-                // Indexing keeps the completions' buffer (no allocation).
-                for i in 0..self.dev.completions.len() {
-                    let c = self.dev.completions[i];
-                    self.block.device_completed(c, &mut self.q);
-                }
-                self.dev.completions.clear();
-            }
-            SimEvent::Host(e) => {
-                self.block.handle(e, now, &mut self.dev, &mut self.q);
-                self.deliver_done();
-                self.unblock_jobs(now);
-            }
-            SimEvent::JobWake(j) => self.job_issue(j, now),
-            SimEvent::JobSubmit(j) => {
-                let bio = self.jobs[j as usize]
-                    .to_submit
-                    .pop_front()
-                    .expect("a paid-for bio");
-                if !self.block.submit_bio(bio, now, &mut self.q) {
-                    self.jobs[j as usize].blocked = true;
-                }
-            }
-            SimEvent::JobComplete(j) => self.job_complete(j, now),
-        }
-    }
-
-    fn deliver_done(&mut self) {
-        // Drained and put back, so the buffer keeps its capacity.
-        let mut done = std::mem::take(&mut self.block.done);
-        for d in done.drain(..) {
-            let j = d.bio.job;
-            let at = self.jobs[j as usize].completion_seen_at(d.time);
-            self.jobs[j as usize].to_complete.push_back(d);
-            self.q.push(at, SimEvent::JobComplete(j));
-        }
-        self.block.done = done;
-    }
-
-    fn unblock_jobs(&mut self, now: Ns) {
-        for j in 0..self.jobs.len() {
-            if self.jobs[j].blocked && !self.block.waiting_for_tag(j as u32) {
-                self.jobs[j].blocked = false;
-                self.job_issue(j as u32, now);
-            }
-        }
-    }
-
-    fn job_issue(&mut self, j: u32, now: Ns) {
-        self.jobs[j as usize].try_issue(now, &mut self.actions);
-        self.apply_actions(j);
-        self.after_job_change(j, now);
-    }
-
-    fn job_complete(&mut self, j: u32, now: Ns) {
-        let done = self.jobs[j as usize]
-            .to_complete
-            .pop_front()
-            .expect("an ended bio");
-        if let Some(s) = self.jobs[j as usize].complete(done, now, &mut self.actions) {
-            self.stats[j as usize].record(&s);
-        }
-        self.apply_actions(j);
-        self.after_job_change(j, now);
-    }
-
-    fn apply_actions(&mut self, j: u32) {
-        for a in self.actions.drain(..) {
-            match a {
-                JobAction::Submit { at } => self.q.push(at, SimEvent::JobSubmit(j)),
-                JobAction::WakeAt { at } => self.q.push(at, SimEvent::JobWake(j)),
-            }
-        }
-    }
-
-    /// When the last job of a group is done, the next group (stonewall) starts.
-    fn after_job_change(&mut self, j: u32, now: Ns) {
-        if self.jobs[j as usize].state != JobState::Done {
-            return;
-        }
-        let g = self.groups[self.current_group];
-        let group_done = self
-            .jobs
-            .iter()
-            .zip(&self.phases)
-            .filter(|(_, &p)| p == g)
-            .all(|(job, _)| job.state == JobState::Done);
-        if group_done && self.current_group + 1 < self.groups.len() {
-            self.current_group += 1;
-            self.start_group(now);
-        }
-    }
-
-    fn start_group(&mut self, now: Ns) {
-        let g = self.groups[self.current_group];
-        for j in 0..self.jobs.len() {
-            if self.phases[j] == g {
-                let at = self.jobs[j].start(now);
-                self.stats[j].begin(self.jobs[j].ramp_end_ns);
-                self.q.push(at, SimEvent::JobWake(j as u32));
-            }
-        }
-    }
-
-    fn all_done(&self) -> bool {
-        self.current_group + 1 == self.groups.len()
-            && self.jobs.iter().all(|j| j.state == JobState::Done)
-    }
 }

@@ -3,8 +3,9 @@
 
 use super::config::HostConfig;
 use crate::engine::{Ns, Timers};
+use crate::kernel::DeviceInfo;
 use crate::sched::{Dir, IoPrio, Request, Scheduler};
-use crate::ssd::device::{DevEvent, IoCommand, IoCompletion, IoOp, SimSsd};
+use crate::ssd::device::{IoCommand, IoCompletion, IoOp};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
@@ -81,13 +82,13 @@ pub struct BlockLayer {
     async_run_pending: bool,
     page_size: u64,
     logical_pages: u64,
-    /// Bios ended since the caller last drained this.
-    pub done: Vec<BioDone>,
-    pub counters: HostCounters,
+    /// Bios ended since the kernel last took them.
+    done: Vec<BioDone>,
+    counters: HostCounters,
 }
 
 impl BlockLayer {
-    pub fn new(cfg: HostConfig, sched: Box<dyn Scheduler>, dev: &SimSsd) -> BlockLayer {
+    pub fn new(cfg: HostConfig, sched: Box<dyn Scheduler>, dev: &DeviceInfo) -> BlockLayer {
         let hqs = cfg.hw_queues as usize;
         BlockLayer {
             tags_per_hq: cfg.tags_for(sched.name()),
@@ -101,8 +102,8 @@ impl BlockLayer {
             timer_gen: 0,
             timer_at: None,
             async_run_pending: false,
-            page_size: dev.layout.page_size as u64,
-            logical_pages: dev.layout.logical_pages as u64,
+            page_size: dev.page_size as u64,
+            logical_pages: dev.logical_pages as u64,
             done: Vec::new(),
             counters: HostCounters::default(),
             sched,
@@ -118,6 +119,15 @@ impl BlockLayer {
     pub fn scheduler_counters(&self) -> BTreeMap<String, u64> {
         let counters = self.sched.counters().into_iter();
         counters.map(|(k, v)| (k.to_string(), v)).collect()
+    }
+
+    pub fn counters(&self) -> &HostCounters {
+        &self.counters
+    }
+
+    /// Moves the bios ended since the last call to the end of `out`.
+    pub fn take_ended(&mut self, out: &mut Vec<BioDone>) {
+        out.append(&mut self.done);
     }
 
     pub fn config(&self) -> &HostConfig {
@@ -281,12 +291,16 @@ impl BlockLayer {
         }
     }
 
-    pub fn handle<Q>(&mut self, ev: HostEvent, now: Ns, dev: &mut SimSsd, q: &mut Q)
-    where
-        Q: Timers<HostEvent> + Timers<DevEvent>,
-    {
+    /// Handles one of the host's events. A request whose doorbell rings is
+    /// returned as the command for the device.
+    pub fn handle<Q: Timers<HostEvent>>(
+        &mut self,
+        ev: HostEvent,
+        now: Ns,
+        q: &mut Q,
+    ) -> Option<IoCommand> {
         match ev {
-            HostEvent::DeviceSubmit(rid) => self.device_submit(rid, now, dev, q),
+            HostEvent::DeviceSubmit(rid) => return Some(self.command_of(rid)),
             HostEvent::RequestDone(rid) => self.request_done(rid, now, q),
             HostEvent::RunQueues => {
                 self.async_run_pending = false;
@@ -300,19 +314,19 @@ impl BlockLayer {
                 }
             }
         }
+        None
     }
 
-    fn device_submit<Q>(&mut self, rid: u64, now: Ns, dev: &mut SimSsd, q: &mut Q)
-    where
-        Q: Timers<HostEvent> + Timers<DevEvent>,
-    {
+    /// The device command of a dispatched request: the logical pages its
+    /// sectors cover.
+    fn command_of(&self, rid: u64) -> IoCommand {
         let t = &self.tracked[&rid];
         let rq = t.rq.as_ref().expect("dispatched");
         let first = rq.sector * 512 / self.page_size;
         let end = (rq.end_sector() * 512)
             .div_ceil(self.page_size)
             .min(self.logical_pages);
-        let cmd = IoCommand {
+        IoCommand {
             id: rid,
             op: match rq.dir {
                 Dir::Read => IoOp::Read,
@@ -322,9 +336,7 @@ impl BlockLayer {
             lpa: first as u32,
             pages: (end - first).max(1) as u32,
             sq: t.hq as u16,
-        };
-        dev.submit(cmd, now, q)
-            .expect("workload regions lie inside the device");
+        }
     }
 
     /// The device completed request `c.id`: the interrupt and completion work

@@ -7,4 +7,4 @@ pub mod device;
 pub mod ftl;
 pub mod gc;
 pub mod layout;
-pub mod precondition;
+pub use device::precondition;

@@ -115,14 +115,14 @@ pub struct FioJob {
     next_allowed: [Ns; 3],
     held: Option<SourcedIo>,
     cpu_busy: Ns,
-    pub blocked: bool,
+    pub(crate) blocked: bool,
     wake_pending: Option<Ns>,
     rng: ChaCha8Rng,
     next_bio: u64,
     /// Bios paid for and waiting to enter the block layer, in order.
-    pub to_submit: VecDeque<Bio>,
+    pub(crate) to_submit: VecDeque<Bio>,
     /// Ended bios waiting for the job to see them, in order.
-    pub to_complete: VecDeque<BioDone>,
+    pub(crate) to_complete: VecDeque<BioDone>,
     /// Time the job finished (Done).
     pub end_time: Ns,
 }

@@ -1,6 +1,9 @@
-//! Workload sources. A source issues bios into the host block layer and is
-//! told when they end. fio jobs are the first source; block traces and
-//! real-time task sets come as further sources behind the same events.
+//! Workload sources. A source issues bios into the host block layer (or
+//! commands straight to the device) and is told when they end; the kernel
+//! drives it. fio jobs are the first source, replayed traces feed fio jobs,
+//! and scripted device commands serve tests and calibration.
 
+pub mod fio;
 pub mod fio_job;
+pub mod script;
 pub mod trace_replay;

@@ -17,16 +17,18 @@
 use super::alloc::{make_policy as make_allocation, AllocationPolicy};
 use super::buffer::WriteBuffer;
 use super::config::{GcExecution, SlcCache, SsdConfig};
-use super::ftl::{Ftl, Stream, NONE};
+use super::ftl::{Ftl, FtlCounters, Stream, NONE};
 use super::gc::trigger::{make_trigger, GcTrigger, TriggerCtx};
 use super::gc::{make_policy, GcPolicy};
 use super::layout::Layout;
 use crate::engine::{Ns, Timers};
+use crate::kernel::{Device, DeviceInfo};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
 
 mod jobs;
+pub mod precondition;
 mod read_ahead;
 mod reads;
 mod writes;
@@ -78,6 +80,13 @@ pub enum DevEvent {
     CmdComplete(u32),
     /// Buffered pages have waited `buffer.gather_ns`: partial programs may go.
     GatherDue,
+}
+
+/// What the device has counted, as a snapshot.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DeviceStats {
+    pub device: DeviceCounters,
+    pub ftl: FtlCounters,
 }
 
 /// Device counters for reports.
@@ -200,13 +209,13 @@ struct Slot {
 }
 
 pub struct SimSsd {
-    pub cfg: SsdConfig,
-    pub layout: Layout,
-    pub ftl: Ftl,
+    cfg: SsdConfig,
+    layout: Layout,
+    ftl: Ftl,
     gc: Box<dyn GcPolicy>,
     trigger: Box<dyn GcTrigger>,
     rng: ChaCha8Rng,
-    pub buffer: WriteBuffer,
+    buffer: WriteBuffer,
     dies: Vec<Die>,
     channel_busy: Vec<Ns>,
     allocation: Box<dyn AllocationPolicy>,
@@ -237,10 +246,10 @@ pub struct SimSsd {
     soft_blocks: u32,
     page_xfer_ns: Ns,
     page_link_ns: Ns,
-    pub counters: DeviceCounters,
-    pub completions: Vec<IoCompletion>,
+    counters: DeviceCounters,
+    completions: Vec<IoCompletion>,
     /// First data-integrity failure seen on a read (checked runs only).
-    pub integrity_error: Option<String>,
+    integrity_error: Option<String>,
     /// The latest time the device was driven at.
     clock: Ns,
     read_ahead: Option<Box<read_ahead::ReadAheadState>>,
@@ -336,10 +345,43 @@ impl SimSsd {
         self.soft_blocks
     }
 
-    /// The latest simulated time the device has seen: a new run continues
-    /// from here.
-    pub fn now(&self) -> Ns {
-        self.clock
+    /// The preset the device was built from.
+    pub fn config(&self) -> &SsdConfig {
+        &self.cfg
+    }
+
+    /// The geometry: channels, dies, planes, blocks, pages and their numbering.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// A snapshot of the device's and the FTL's counters.
+    pub fn stats(&self) -> DeviceStats {
+        DeviceStats {
+            device: self.counters.clone(),
+            ftl: self.ftl.counters.clone(),
+        }
+    }
+
+    /// Starts the counters afresh (after preconditioning or a warm-up).
+    pub fn reset_stats(&mut self) {
+        self.counters = DeviceCounters::default();
+        self.ftl.counters = Default::default();
+    }
+
+    /// Starts the device's own counters afresh, leaving the FTL's.
+    pub fn reset_device_counters(&mut self) {
+        self.counters = DeviceCounters::default();
+    }
+
+    /// Free blocks of a plane (for tests and reports).
+    pub fn free_blocks(&self, plane: u32) -> u32 {
+        self.ftl.free_blocks(plane)
+    }
+
+    /// Whether the invariant and data-integrity checker is on.
+    pub fn is_checked(&self) -> bool {
+        self.ftl.integrity.is_some()
     }
 
     /// Commands fetched and not yet completed.
@@ -368,7 +410,7 @@ impl SimSsd {
 
     /// The host rings a submission-queue doorbell. A command outside the
     /// logical space, or of zero pages, is refused.
-    pub fn submit(
+    fn submit_command(
         &mut self,
         cmd: IoCommand,
         now: Ns,
@@ -461,7 +503,7 @@ impl SimSsd {
 
     // ---- events --------------------------------------------------------------
 
-    pub fn handle(&mut self, ev: DevEvent, now: Ns, q: &mut impl Timers<DevEvent>) {
+    fn handle_event(&mut self, ev: DevEvent, now: Ns, q: &mut impl Timers<DevEvent>) {
         self.clock = now;
         self.ftl.now = now;
         match ev {
@@ -716,5 +758,39 @@ impl SimSsd {
         self.ftl.relocate(victim);
         self.ftl.erase(victim);
         true
+    }
+}
+
+impl Device for SimSsd {
+    type Event = DevEvent;
+
+    fn info(&self) -> DeviceInfo {
+        DeviceInfo {
+            name: self.cfg.name.clone(),
+            page_size: self.layout.page_size,
+            logical_pages: self.layout.logical_pages,
+        }
+    }
+
+    fn submit<Q: Timers<DevEvent>>(
+        &mut self,
+        cmd: IoCommand,
+        now: Ns,
+        q: &mut Q,
+    ) -> Result<(), CommandError> {
+        self.submit_command(cmd, now, q)
+    }
+
+    #[inline]
+    fn handle<Q: Timers<DevEvent>>(&mut self, ev: DevEvent, now: Ns, q: &mut Q) {
+        self.handle_event(ev, now, q);
+    }
+
+    fn take_completions(&mut self, out: &mut Vec<IoCompletion>) {
+        out.append(&mut self.completions);
+    }
+
+    fn now(&self) -> Ns {
+        self.clock
     }
 }

@@ -7,9 +7,9 @@
 //! down to its GC threshold (the point where the timed device's background GC
 //! holds it).
 
-use super::device::SimSsd;
-use super::ftl::Stream;
+use super::SimSsd;
 use crate::error::InputError;
+use crate::ssd::ftl::Stream;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;

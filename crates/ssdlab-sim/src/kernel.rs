@@ -1,0 +1,332 @@
+//! The simulation kernel: one place that owns the clock, the event queue and
+//! the run's seed, and wires workload → host path → device → host path →
+//! workload. Callers build a device (anything implementing [`Device`]), an
+//! optional host block layer, and a [`Workload`]; they run it and read the
+//! results. Nothing outside this module moves completions between parts.
+//!
+//! Events are delivered earliest first; simultaneous events in the order they
+//! were scheduled, so a run is deterministic.
+
+use crate::engine::{EventQueue, Ns, Timers};
+use crate::host::{Bio, BioDone, BlockLayer, HostEvent};
+use crate::ssd::device::{CommandError, IoCommand, IoCompletion};
+
+/// What the host path needs to know of a device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// Preset or model name.
+    pub name: String,
+    /// Bytes of one logical page (the unit of a command).
+    pub page_size: u32,
+    /// Logical pages the device exports.
+    pub logical_pages: u32,
+}
+
+impl DeviceInfo {
+    /// Bytes the device exports.
+    pub fn capacity_bytes(&self) -> u64 {
+        self.logical_pages as u64 * self.page_size as u64
+    }
+}
+
+/// A storage device as the host path sees it: commands go in, completions
+/// come out, and in between the device runs on its own events.
+pub trait Device {
+    /// The device's own events, scheduled through the kernel's queue.
+    type Event: Copy + std::fmt::Debug;
+
+    fn info(&self) -> DeviceInfo;
+
+    /// The host rings a doorbell for `cmd` at `now`.
+    fn submit<Q: Timers<Self::Event>>(
+        &mut self,
+        cmd: IoCommand,
+        now: Ns,
+        q: &mut Q,
+    ) -> Result<(), CommandError>;
+
+    /// One of the device's own events is due.
+    fn handle<Q: Timers<Self::Event>>(&mut self, ev: Self::Event, now: Ns, q: &mut Q);
+
+    /// Moves the commands completed since the last call to the end of `out`.
+    fn take_completions(&mut self, out: &mut Vec<IoCompletion>);
+
+    /// The latest time the device was driven at (a new run continues there).
+    fn now(&self) -> Ns;
+}
+
+/// A workload's own events: `source` is the workload's index for the issuer
+/// (an fio job, a trace, a real-time task).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkEvent {
+    /// The source may issue again (start, think time, rate limit).
+    Wake(u32),
+    /// The source's next prepared I/O enters the host path.
+    Submit(u32),
+    /// The source sees its next ended I/O.
+    Complete(u32),
+}
+
+/// Every event of a simulation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event<DE> {
+    Device(DE),
+    Host(HostEvent),
+    Work(WorkEvent),
+}
+
+impl<DE> From<HostEvent> for Event<DE> {
+    fn from(e: HostEvent) -> Self {
+        Event::Host(e)
+    }
+}
+
+impl<DE> From<WorkEvent> for Event<DE> {
+    fn from(e: WorkEvent) -> Self {
+        Event::Work(e)
+    }
+}
+
+/// Where a device's events enter the kernel's queue.
+struct DeviceTimers<'a, DE>(&'a mut EventQueue<Event<DE>>);
+
+impl<DE> Timers<DE> for DeviceTimers<'_, DE> {
+    #[inline]
+    fn schedule(&mut self, at: Ns, event: DE) {
+        self.0.push(at, Event::Device(event));
+    }
+}
+
+/// Where the host path's events enter the kernel's queue.
+struct HostTimers<'a, DE>(&'a mut EventQueue<Event<DE>>);
+
+impl<DE> Timers<HostEvent> for HostTimers<'_, DE> {
+    #[inline]
+    fn schedule(&mut self, at: Ns, event: HostEvent) {
+        self.0.push(at, Event::Host(event));
+    }
+}
+
+/// What a workload may do while it handles an event: read the clock, set its
+/// own timers, and submit I/O to the host path (or, without one, commands
+/// straight to the device).
+pub struct Ctx<'a, D: Device> {
+    now: Ns,
+    queue: &'a mut EventQueue<Event<D::Event>>,
+    host: Option<&'a mut BlockLayer>,
+    device: &'a mut D,
+}
+
+impl<D: Device> Ctx<'_, D> {
+    pub fn now(&self) -> Ns {
+        self.now
+    }
+
+    /// Schedules one of the workload's own events.
+    pub fn schedule(&mut self, at: Ns, ev: WorkEvent) {
+        self.queue.push(at, Event::Work(ev));
+    }
+
+    /// A bio enters the block layer now. False when it waits for a tag (its
+    /// submitter is blocked until [`Ctx::waiting_for_tag`] turns false).
+    ///
+    /// # Panics
+    /// On a simulation built without a host path (a logic error of the caller).
+    pub fn submit_bio(&mut self, bio: Bio) -> bool {
+        let host = self.host.as_deref_mut().expect("a host path");
+        host.submit_bio(bio, self.now, &mut HostTimers(self.queue))
+    }
+
+    /// Whether `source` has a bio waiting for a tag.
+    pub fn waiting_for_tag(&self, source: u32) -> bool {
+        self.host
+            .as_deref()
+            .is_some_and(|h| h.waiting_for_tag(source))
+    }
+
+    /// A command goes straight to the device (simulations without a host
+    /// path: closed-loop device loads).
+    pub fn submit_command(&mut self, cmd: IoCommand) -> Result<(), CommandError> {
+        self.device
+            .submit(cmd, self.now, &mut DeviceTimers(self.queue))
+    }
+
+    /// The device, for inspection (invariant checks in tests).
+    pub fn device(&self) -> &D {
+        self.device
+    }
+}
+
+/// A source of I/O driven by the kernel.
+pub trait Workload {
+    /// The workload begins at `cx.now()`.
+    fn start<D: Device>(&mut self, cx: &mut Ctx<'_, D>);
+
+    /// One of the workload's own events is due.
+    fn on_event<D: Device>(&mut self, ev: WorkEvent, cx: &mut Ctx<'_, D>);
+
+    /// A bio it submitted has ended (host path).
+    fn bio_done<D: Device>(&mut self, _done: BioDone, _cx: &mut Ctx<'_, D>) {}
+
+    /// The host path made progress (requests completed, tags freed): sources
+    /// blocked on a tag may try again.
+    fn host_progress<D: Device>(&mut self, _cx: &mut Ctx<'_, D>) {}
+
+    /// A command it submitted straight to the device has completed.
+    fn command_done<D: Device>(&mut self, _c: IoCompletion, _cx: &mut Ctx<'_, D>) {}
+
+    /// Whether the run is over (checked after every event).
+    fn is_done(&self) -> bool;
+}
+
+/// A device, an optional host path, and the clock and queue that drive them.
+/// A simulation may run several workloads one after the other: events still
+/// pending when one ends (flushes, GC) carry over to the next.
+pub struct Simulation<D: Device> {
+    queue: EventQueue<Event<D::Event>>,
+    device: D,
+    host: Option<BlockLayer>,
+    seed: u64,
+    completions: Vec<IoCompletion>,
+    ended: Vec<BioDone>,
+    events: u64,
+}
+
+impl<D: Device> Simulation<D> {
+    /// A simulation whose clock starts where the device was last driven.
+    pub fn new(device: D, host: Option<BlockLayer>, seed: u64) -> Self {
+        Simulation {
+            queue: EventQueue::starting_at(device.now()),
+            device,
+            host,
+            seed,
+            completions: Vec::new(),
+            ended: Vec::new(),
+            events: 0,
+        }
+    }
+
+    pub fn now(&self) -> Ns {
+        self.queue.now()
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Events processed so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    pub fn device(&self) -> &D {
+        &self.device
+    }
+
+    pub fn device_mut(&mut self) -> &mut D {
+        &mut self.device
+    }
+
+    pub fn host(&self) -> Option<&BlockLayer> {
+        self.host.as_ref()
+    }
+
+    /// Takes the parts back (for reports that need them by value).
+    pub fn into_parts(self) -> (D, Option<BlockLayer>) {
+        (self.device, self.host)
+    }
+
+    /// Runs `w` until it is done or nothing is left to happen. `step` is
+    /// called with the clock and the device after every event (progress
+    /// bars, invariant checks in tests).
+    pub fn run<W: Workload>(&mut self, w: &mut W, mut step: Option<&mut dyn FnMut(Ns, &D)>) {
+        let now = self.queue.now();
+        w.start(&mut self.ctx(now));
+        if w.is_done() {
+            return;
+        }
+        while let Some((now, ev)) = self.queue.pop() {
+            self.events += 1;
+            self.dispatch(ev, now, w);
+            if w.is_done() {
+                break;
+            }
+            if let Some(s) = step.as_mut() {
+                s(now, &self.device);
+            }
+        }
+    }
+
+    /// Runs `w` until it is done or the next event is at `end` or later
+    /// (that event stays queued).
+    pub fn run_until<W: Workload>(&mut self, w: &mut W, end: Ns) {
+        let now = self.queue.now();
+        w.start(&mut self.ctx(now));
+        while !w.is_done() && self.queue.peek_time().is_some_and(|t| t < end) {
+            let (now, ev) = self.queue.pop().expect("an event was peeked");
+            self.events += 1;
+            self.dispatch(ev, now, w);
+        }
+    }
+
+    /// Runs the device's pending work (flushes, GC) without a workload until
+    /// the queue is empty.
+    pub fn drain(&mut self) {
+        struct Idle;
+        impl Workload for Idle {
+            fn start<D: Device>(&mut self, _: &mut Ctx<'_, D>) {}
+            fn on_event<D: Device>(&mut self, _: WorkEvent, _: &mut Ctx<'_, D>) {}
+            fn is_done(&self) -> bool {
+                false
+            }
+        }
+        self.run(&mut Idle, None);
+    }
+
+    fn ctx(&mut self, now: Ns) -> Ctx<'_, D> {
+        Ctx {
+            now,
+            queue: &mut self.queue,
+            host: self.host.as_mut(),
+            device: &mut self.device,
+        }
+    }
+
+    fn dispatch<W: Workload>(&mut self, ev: Event<D::Event>, now: Ns, w: &mut W) {
+        match ev {
+            Event::Device(e) => {
+                self.device
+                    .handle(e, now, &mut DeviceTimers(&mut self.queue));
+                self.device.take_completions(&mut self.completions);
+                if self.completions.is_empty() {
+                    return;
+                }
+                let mut done = std::mem::take(&mut self.completions);
+                for c in done.drain(..) {
+                    match self.host.as_mut() {
+                        Some(h) => h.device_completed(c, &mut HostTimers(&mut self.queue)),
+                        None => w.command_done(c, &mut self.ctx(now)),
+                    }
+                }
+                self.completions = done;
+            }
+            Event::Host(e) => {
+                let host = self.host.as_mut().expect("host events need a host path");
+                if let Some(cmd) = host.handle(e, now, &mut HostTimers(&mut self.queue)) {
+                    // The block layer only sends requests inside the device.
+                    self.device
+                        .submit(cmd, now, &mut DeviceTimers(&mut self.queue))
+                        .expect("requests lie inside the device");
+                }
+                host.take_ended(&mut self.ended);
+                let mut ended = std::mem::take(&mut self.ended);
+                for d in ended.drain(..) {
+                    w.bio_done(d, &mut self.ctx(now));
+                }
+                self.ended = ended;
+                w.host_progress(&mut self.ctx(now));
+            }
+            Event::Work(e) => w.on_event(e, &mut self.ctx(now)),
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! A job file's jobs as one workload: each job issues bios by its issue model
+//! (`FioJob`), stonewall groups run one after the other, and every counted
+//! completion lands in the job's statistics.
+
+use super::fio_job::{FioJob, JobAction, JobState};
+use crate::engine::Ns;
+use crate::experiment::stats::JobStats;
+use crate::host::BioDone;
+use crate::kernel::{Ctx, Device, WorkEvent, Workload};
+
+pub struct FioWorkload {
+    jobs: Vec<FioJob>,
+    stats: Vec<JobStats>,
+    actions: Vec<JobAction>,
+    /// Each job's execution phase: a stonewall job waits for every job
+    /// before it (new_group only starts a new reporting group).
+    phases: Vec<u32>,
+    groups: Vec<u32>,
+    current_group: usize,
+}
+
+fn phases_of(jobs: &[FioJob]) -> Vec<u32> {
+    let mut phase = 0;
+    jobs.iter()
+        .enumerate()
+        .map(|(i, j)| {
+            if j.spec.stonewall && i > 0 {
+                phase += 1;
+            }
+            phase
+        })
+        .collect()
+}
+
+impl FioWorkload {
+    pub fn new(jobs: Vec<FioJob>) -> Self {
+        let stats = jobs.iter().map(|j| JobStats::new(&j.spec)).collect();
+        let phases = phases_of(&jobs);
+        let mut groups = phases.clone();
+        groups.dedup();
+        FioWorkload {
+            jobs,
+            stats,
+            actions: Vec::new(),
+            phases,
+            groups,
+            current_group: 0,
+        }
+    }
+
+    pub fn jobs(&self) -> &[FioJob] {
+        &self.jobs
+    }
+
+    /// The jobs and their statistics, closed at each job's end.
+    pub fn finish(mut self) -> (Vec<FioJob>, Vec<JobStats>) {
+        for (job, st) in self.jobs.iter().zip(self.stats.iter_mut()) {
+            st.finish(job.ramp_end_ns, job.end_time);
+        }
+        (self.jobs, self.stats)
+    }
+
+    /// Simulated end if every time-based job runs its full time (progress).
+    pub fn planned_end(&self, t0: Ns) -> Ns {
+        let per_group = |g: u32| {
+            self.jobs
+                .iter()
+                .zip(&self.phases)
+                .filter(|(_, &p)| p == g)
+                .map(|(j, _)| j.spec.startdelay_ns + j.spec.ramp_time_ns + j.spec.runtime_ns)
+                .max()
+                .unwrap_or(0)
+        };
+        t0 + self.groups.iter().map(|&g| per_group(g)).sum::<Ns>()
+    }
+
+    fn job_issue<D: Device>(&mut self, j: u32, cx: &mut Ctx<'_, D>) {
+        self.jobs[j as usize].try_issue(cx.now(), &mut self.actions);
+        self.apply_actions(j, cx);
+        self.after_job_change(j, cx);
+    }
+
+    fn job_complete<D: Device>(&mut self, j: u32, cx: &mut Ctx<'_, D>) {
+        let done = self.jobs[j as usize]
+            .to_complete
+            .pop_front()
+            .expect("an ended bio");
+        let now = cx.now();
+        if let Some(s) = self.jobs[j as usize].complete(done, now, &mut self.actions) {
+            self.stats[j as usize].record(&s);
+        }
+        self.apply_actions(j, cx);
+        self.after_job_change(j, cx);
+    }
+
+    fn apply_actions<D: Device>(&mut self, j: u32, cx: &mut Ctx<'_, D>) {
+        for a in self.actions.drain(..) {
+            match a {
+                JobAction::Submit { at } => cx.schedule(at, WorkEvent::Submit(j)),
+                JobAction::WakeAt { at } => cx.schedule(at, WorkEvent::Wake(j)),
+            }
+        }
+    }
+
+    /// When the last job of a group is done, the next group (stonewall) starts.
+    fn after_job_change<D: Device>(&mut self, j: u32, cx: &mut Ctx<'_, D>) {
+        if self.jobs[j as usize].state != JobState::Done {
+            return;
+        }
+        let g = self.groups[self.current_group];
+        let group_done = self
+            .jobs
+            .iter()
+            .zip(&self.phases)
+            .filter(|(_, &p)| p == g)
+            .all(|(job, _)| job.state == JobState::Done);
+        if group_done && self.current_group + 1 < self.groups.len() {
+            self.current_group += 1;
+            self.start_group(cx);
+        }
+    }
+
+    fn start_group<D: Device>(&mut self, cx: &mut Ctx<'_, D>) {
+        let g = self.groups[self.current_group];
+        for j in 0..self.jobs.len() {
+            if self.phases[j] == g {
+                let at = self.jobs[j].start(cx.now());
+                self.stats[j].begin(self.jobs[j].ramp_end_ns);
+                cx.schedule(at, WorkEvent::Wake(j as u32));
+            }
+        }
+    }
+}
+
+impl Workload for FioWorkload {
+    fn start<D: Device>(&mut self, cx: &mut Ctx<'_, D>) {
+        self.start_group(cx);
+    }
+
+    fn on_event<D: Device>(&mut self, ev: WorkEvent, cx: &mut Ctx<'_, D>) {
+        match ev {
+            WorkEvent::Wake(j) => self.job_issue(j, cx),
+            WorkEvent::Submit(j) => {
+                let job = &mut self.jobs[j as usize];
+                let bio = job.to_submit.pop_front().expect("a paid-for bio");
+                if !cx.submit_bio(bio) {
+                    job.blocked = true;
+                }
+            }
+            WorkEvent::Complete(j) => self.job_complete(j, cx),
+        }
+    }
+
+    fn bio_done<D: Device>(&mut self, d: BioDone, cx: &mut Ctx<'_, D>) {
+        let j = d.bio.job;
+        let job = &mut self.jobs[j as usize];
+        let at = job.completion_seen_at(d.time);
+        job.to_complete.push_back(d);
+        cx.schedule(at, WorkEvent::Complete(j));
+    }
+
+    fn host_progress<D: Device>(&mut self, cx: &mut Ctx<'_, D>) {
+        for j in 0..self.jobs.len() {
+            if self.jobs[j].blocked && !cx.waiting_for_tag(j as u32) {
+                self.jobs[j].blocked = false;
+                self.job_issue(j as u32, cx);
+            }
+        }
+    }
+
+    fn is_done(&self) -> bool {
+        self.current_group + 1 == self.groups.len()
+            && self.jobs.iter().all(|j| j.state == JobState::Done)
+    }
+}
