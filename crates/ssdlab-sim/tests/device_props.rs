@@ -151,6 +151,7 @@ proptest! {
         variant in 0u8..128,
         policy in prop_oneof![Just("greedy"), Just("cost-benefit"), Just("random"), Just("fifo"), Just("prioritized")],
         trigger in prop_oneof![Just("threshold"), Just("eager70"), Just("on-demand")],
+        die_scheduler in prop_oneof![Just("priority"), Just("read-first")],
         plane_blocking in any::<bool>(),
         occupancy in 0.0f64..1.0,
         steps in prop::collection::vec(step(), 1..400),
@@ -158,6 +159,7 @@ proptest! {
     ) {
         let mut cfg = tiny(variant, policy);
         cfg.gc.trigger = trigger.into();
+        cfg.controller.die_scheduler = die_scheduler.into();
         cfg.gc.on_demand.global_order = seed % 2 == 0;
         if plane_blocking {
             cfg.gc.execution = ssdlab_sim::ssd::config::GcExecution::PlaneBlocking;

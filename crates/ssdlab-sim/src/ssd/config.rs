@@ -160,6 +160,13 @@ pub struct Controller {
     /// Read-ahead for sequential read streams (absent = none).
     #[serde(default)]
     pub read_ahead: Option<ReadAhead>,
+    /// The order in which a die serves its ready work (ssd::die_sched).
+    #[serde(default = "default_die_scheduler")]
+    pub die_scheduler: String,
+}
+
+fn default_die_scheduler() -> String {
+    "priority".into()
 }
 
 /// Controller read-ahead: `streams` sequential streams are tracked; once a
@@ -188,6 +195,7 @@ impl Default for Controller {
             dram_ns: 1_000,
             read_page_ns: 0,
             read_ahead: None,
+            die_scheduler: default_die_scheduler(),
         }
     }
 }
@@ -571,6 +579,9 @@ impl SsdConfig {
                     "entries_per_page, dirty_pages and write_back_batch must be greater than zero, write_back_batch at most dirty_pages".into(),
                 );
             }
+        }
+        if let Err(e) = super::die_sched::build(&self.controller.die_scheduler) {
+            return Err(("controller.die_scheduler".into(), e));
         }
         if let Some(ra) = &self.controller.read_ahead {
             let limits = [

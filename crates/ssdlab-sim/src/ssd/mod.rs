@@ -4,6 +4,7 @@ pub mod alloc;
 pub mod buffer;
 pub mod config;
 pub mod device;
+pub mod die_sched;
 pub mod ftl;
 pub mod gc;
 pub mod layout;

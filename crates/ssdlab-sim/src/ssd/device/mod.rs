@@ -6,9 +6,9 @@
 //!
 //! Execution unit: a die runs one array command at a time (a single-plane
 //! operation, or a multi-plane one when enabled). A channel moves one transfer
-//! at a time, first come first served. Die service order:
-//! critical GC (a plane at its reserve) > host reads > GC > host programs >
-//! SLC folding.
+//! at a time, first come first served. The order in which an idle die takes
+//! its ready work (critical GC, host reads, programs, GC, prefetches,
+//! folding) is the die scheduler's (`ssd::die_sched`).
 //!
 //! This file holds the types, the controller and the die scheduler;
 //! `reads.rs` the read path, `writes.rs` the buffer and program path,
@@ -17,6 +17,7 @@
 use super::alloc::{make_policy as make_allocation, AllocationPolicy};
 use super::buffer::WriteBuffer;
 use super::config::{GcExecution, SlcCache, SsdConfig};
+use super::die_sched::{self, DieScheduler, DieView, DieWork};
 use super::ftl::{Ftl, FtlCounters, Stream, NONE};
 use super::gc::trigger::{make_trigger, GcTrigger, TriggerCtx};
 use super::gc::{make_policy, GcPolicy};
@@ -219,6 +220,7 @@ pub struct SimSsd {
     dies: Vec<Die>,
     channel_busy: Vec<Ns>,
     allocation: Box<dyn AllocationPolicy>,
+    die_scheduler: Box<dyn DieScheduler>,
     /// Pages waiting to be flushed to their home plane.
     plane_flushes: Vec<VecDeque<Flush>>,
     /// Pages waiting to be flushed to any plane.
@@ -296,6 +298,8 @@ impl SimSsd {
             channel_busy: vec![0; layout.channels as usize],
             allocation: make_allocation(&cfg.ftl.allocation, &layout)
                 .expect("validated allocation name"),
+            die_scheduler: die_sched::build(&cfg.controller.die_scheduler)
+                .expect("validated die scheduler name"),
             plane_flushes: vec![VecDeque::new(); layout.planes as usize],
             shared_flushes: VecDeque::new(),
             gather_armed: false,
@@ -634,7 +638,8 @@ impl SimSsd {
 
     // ---- die scheduling --------------------------------------------------------
 
-    /// Starts the die's next operation if it is idle.
+    /// Starts the die's next operation if it is idle: a suspended program
+    /// first admits one read, then the die scheduler orders the rest.
     fn try_start(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
         if !matches!(self.dies[die as usize].op, DieOp::Idle) {
             return;
@@ -652,31 +657,66 @@ impl SimSsd {
             self.dies[die as usize].suspend_read_done = true;
             return self.start_read(die, now, q);
         }
-        if let Some(job) = self.next_gc(die, true) {
-            return self.start_job(die, job, now, q);
+        let d = &self.dies[die as usize];
+        let reads_queued = !d.reads.is_empty();
+        // The controller's own prefetches are not host reads.
+        let host_read_queued =
+            reads_queued && (self.read_ahead.is_none() || self.has_host_read(die));
+        let view = DieView {
+            die,
+            reads_queued,
+            host_read_queued,
+            host_turn: d.host_turn,
+        };
+        // Copied out so that the device may change while it tries them.
+        let mut order = [DieWork::Fold; 8];
+        let n = {
+            let o = self.die_scheduler.order(&view);
+            let n = o.len().min(order.len());
+            order[..n].copy_from_slice(&o[..n]);
+            n
+        };
+        for &work in &order[..n] {
+            if self.try_work(die, work, &view, now, q) {
+                return;
+            }
         }
-        // The controller's own prefetches wait for host programs and GC.
-        let reads_queued = !self.dies[die as usize].reads.is_empty();
-        let prefetches_only = reads_queued && self.read_ahead.is_some() && !self.has_host_read(die);
-        if reads_queued && !prefetches_only {
-            return self.start_read(die, now, q);
-        }
-        if std::mem::take(&mut self.dies[die as usize].host_turn) && self.start_program(die, now, q)
-        {
-            return;
-        }
-        if let Some(job) = self.next_gc(die, false) {
-            return self.start_job(die, job, now, q);
-        }
-        if self.start_program(die, now, q) {
-            return;
-        }
-        if prefetches_only {
-            return self.start_read(die, now, q);
-        }
-        if let Some(job) = self.next_fold(die) {
-            self.start_job(die, job, now, q);
-        }
+    }
+
+    /// Starts `work` on the die if there is any; false when there is none.
+    fn try_work(
+        &mut self,
+        die: u32,
+        work: DieWork,
+        view: &DieView,
+        now: Ns,
+        q: &mut impl Timers<DevEvent>,
+    ) -> bool {
+        let job = match work {
+            DieWork::CriticalGc => self.next_gc(die, true),
+            DieWork::Gc => self.next_gc(die, false),
+            DieWork::Fold => self.next_fold(die),
+            DieWork::HostRead | DieWork::Prefetch => {
+                let wanted = match work {
+                    DieWork::HostRead => view.host_read_queued,
+                    _ => view.reads_queued && !view.host_read_queued,
+                };
+                if wanted {
+                    self.start_read(die, now, q);
+                }
+                return wanted;
+            }
+            DieWork::PacedHostProgram => {
+                return std::mem::take(&mut self.dies[die as usize].host_turn)
+                    && self.start_program(die, now, q);
+            }
+            DieWork::HostProgram => return self.start_program(die, now, q),
+        };
+        let Some(job) = job else {
+            return false;
+        };
+        self.start_job(die, job, now, q);
+        true
     }
 
     fn planes_of(&self, die: u32) -> std::ops::Range<u32> {

@@ -1,0 +1,103 @@
+//! The order in which a die serves its ready flash work. When a die falls
+//! idle, the device asks its die scheduler for an order of work kinds and
+//! starts the first kind that has something to do. The mechanisms (how a
+//! read, a program or a GC job runs, suspension, preemption, pacing) stay in
+//! the device; the policy only orders them.
+//!
+//! One policy, one file; add a line to `DIE_SCHEDULERS` to make it
+//! selectable with `[controller] die_scheduler = "name"` in a preset.
+
+mod priority;
+mod read_first;
+
+/// A kind of work a die may start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DieWork {
+    /// GC of a plane at its host reserve: host writes wait for it.
+    CriticalGc,
+    /// Host reads queued at the die.
+    HostRead,
+    /// The host program a paced background GC job paused for.
+    PacedHostProgram,
+    /// Background GC (a plane below its trigger).
+    Gc,
+    /// Buffered host pages (and mapping-table pages) to program.
+    HostProgram,
+    /// The controller's read-ahead reads.
+    Prefetch,
+    /// Folding the SLC cache into native blocks.
+    Fold,
+}
+
+/// What a die scheduler may look at when it orders a die's work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DieView {
+    pub die: u32,
+    /// Reads queued at the die (the host's or the controller's prefetches).
+    pub reads_queued: bool,
+    /// At least one of them is a host read.
+    pub host_read_queued: bool,
+    /// A paced GC job paused so that a host program may go.
+    pub host_turn: bool,
+}
+
+pub trait DieScheduler: Send {
+    fn name(&self) -> &'static str;
+
+    /// The work kinds to try, in order. A kind left out is not started.
+    fn order(&mut self, view: &DieView) -> &[DieWork];
+}
+
+/// Name, one-line description and constructor of every die scheduler.
+pub type DieSchedulerEntry = (&'static str, &'static str, fn() -> Box<dyn DieScheduler>);
+
+pub const DIE_SCHEDULERS: &[DieSchedulerEntry] = &[
+    (
+        "priority",
+        "critical GC > host reads > paced host program > background GC > host programs > prefetches > SLC folding (default)",
+        priority::build,
+    ),
+    (
+        "read-first",
+        "critical GC > host reads > prefetches > host programs > background GC > SLC folding",
+        read_first::build,
+    ),
+];
+
+/// The die scheduler called `name`.
+pub fn build(name: &str) -> Result<Box<dyn DieScheduler>, String> {
+    DIE_SCHEDULERS
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map(|(_, _, make)| make())
+        .ok_or_else(|| {
+            let names: Vec<_> = DIE_SCHEDULERS.iter().map(|(n, _, _)| *n).collect();
+            format!(
+                "unknown die scheduler '{name}' (known: {})",
+                names.join(", ")
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_registered_die_scheduler_builds_under_its_name_and_starts_critical_gc_first() {
+        let view = DieView {
+            die: 0,
+            reads_queued: true,
+            host_read_queued: true,
+            host_turn: true,
+        };
+        for (name, _, _) in DIE_SCHEDULERS {
+            let mut s = build(name).unwrap();
+            assert_eq!(s.name(), *name);
+            // Critical GC keeps the host reserve: without it the die can
+            // deadlock with no free block, whatever the policy.
+            assert_eq!(s.order(&view).first(), Some(&DieWork::CriticalGc), "{name}");
+        }
+        assert!(build("nope").err().is_some_and(|e| e.contains("priority")));
+    }
+}
