@@ -179,6 +179,9 @@ pub trait Workload {
     fn is_done(&self) -> bool;
 }
 
+/// Called after every event with the clock and the device.
+pub type Step<'a, D> = &'a mut dyn FnMut(Ns, &D);
+
 /// A device, an optional host path, and the clock and queue that drive them.
 /// A simulation may run several workloads one after the other: events still
 /// pending when one ends (flushes, GC) carry over to the next.
@@ -239,7 +242,7 @@ impl<D: Device> Simulation<D> {
     /// Runs `w` until it is done or nothing is left to happen. `step` is
     /// called with the clock and the device after every event (progress
     /// bars, invariant checks in tests).
-    pub fn run<W: Workload>(&mut self, w: &mut W, mut step: Option<&mut dyn FnMut(Ns, &D)>) {
+    pub fn run<W: Workload>(&mut self, w: &mut W, mut step: Option<Step<'_, D>>) {
         let now = self.queue.now();
         w.start(&mut self.ctx(now));
         if w.is_done() {

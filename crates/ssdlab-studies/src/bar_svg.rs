@@ -9,7 +9,7 @@ pub struct BarChart<'a> {
     pub y_label: &'a str,
     pub categories: Vec<String>,
     pub series: Vec<String>,
-    /// values[category][series]; non-positive or missing values draw no bar.
+    /// `values[category][series]`; non-positive or missing values draw no bar.
     pub values: Vec<Vec<f64>>,
 }
 

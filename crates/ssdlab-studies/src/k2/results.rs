@@ -37,7 +37,7 @@ pub struct PointRow {
 }
 
 impl PointRow {
-    /// "none" or "K2-<bound>", as the paper labels points.
+    /// "none" or "K2-`bound`", as the paper labels points.
     pub fn label(&self) -> String {
         match self.bound {
             Some(b) => format!("K2-{b}"),
