@@ -10,25 +10,36 @@ use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
 #[derive(Debug, Clone, Default)]
-pub struct Entry {
+struct Entry {
     /// Version to program next (the latest written).
-    pub version: u32,
+    version: u32,
     /// A program of this page is in flight.
-    pub flushing: bool,
+    flushing: bool,
     /// The version that program writes.
-    pub inflight_version: u32,
+    inflight_version: u32,
     /// Written again (or trimmed) while flushing: re-flush (or drop) at commit.
-    pub dirty_again: bool,
-    pub trimmed: bool,
+    dirty_again: bool,
+    trimmed: bool,
     /// Write-through only: command slots waiting for a version to commit.
-    pub waiters: Vec<(u32, u32)>,
+    waiters: Vec<(u32, u32)>,
+}
+
+/// What the commit of a flushed page did to its buffer entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Committed {
+    /// The page was trimmed while it flushed: its flash copy is garbage.
+    pub trimmed: bool,
+    /// Write-through slots whose version is now on flash.
+    pub done_slots: Vec<u32>,
+    /// Written again while it flushed: it must be flushed once more.
+    pub flush_again: bool,
 }
 
 pub struct WriteBuffer {
-    pub entries: FxHashMap<u32, Entry>,
-    pub capacity: u32,
+    entries: FxHashMap<u32, Entry>,
+    capacity: u32,
     /// Writes waiting for a free slot: (command slot, lpa).
-    pub waiting: VecDeque<(u32, u32)>,
+    waiting: VecDeque<(u32, u32)>,
 }
 
 impl WriteBuffer {
@@ -59,5 +70,100 @@ impl WriteBuffer {
 
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+
+    /// A write of `lpa` by command `slot` must wait for room (the buffer is
+    /// full and holds no copy of the page to overwrite): it is queued.
+    pub fn must_wait(&mut self, slot: u32, lpa: u32) -> bool {
+        if self.has_room() || self.entries.contains_key(&lpa) {
+            return false;
+        }
+        self.waiting.push_back((slot, lpa));
+        true
+    }
+
+    /// The oldest waiting write, once there is room for it.
+    pub fn next_admitted(&mut self) -> Option<(u32, u32)> {
+        if !self.has_room() {
+            return None;
+        }
+        self.waiting.pop_front()
+    }
+
+    /// Buffers `version` of `lpa` for command `slot`. True when the page is
+    /// new to the buffer (it needs a flush queued).
+    pub fn insert(&mut self, slot: u32, lpa: u32, version: u32) -> bool {
+        use std::collections::hash_map::Entry as Slot;
+        let through = self.write_through();
+        let (e, fresh) = match self.entries.entry(lpa) {
+            Slot::Vacant(v) => (v.insert(Default::default()), true),
+            Slot::Occupied(o) => (o.into_mut(), false),
+        };
+        e.version = version;
+        e.trimmed = false;
+        // Queued and not yet flushing: the queued flush takes the new version.
+        if e.flushing {
+            e.dirty_again = true;
+        }
+        if through {
+            e.waiters.push((slot, version));
+        }
+        fresh
+    }
+
+    /// Starts the flush of `lpa`: the version to program, or None when the
+    /// page no longer needs it (trimmed, or already flushing).
+    pub fn start_flush(&mut self, lpa: u32) -> Option<u32> {
+        let e = self.entries.get_mut(&lpa)?;
+        if e.trimmed || e.flushing {
+            return None;
+        }
+        e.flushing = true;
+        e.dirty_again = false;
+        e.inflight_version = e.version;
+        Some(e.version)
+    }
+
+    /// The program of `version` of `lpa` committed: the entry is freed, or
+    /// kept for one more flush when the page was written meanwhile.
+    pub fn commit(&mut self, lpa: u32, version: u32) -> Committed {
+        let Some(e) = self.entries.get_mut(&lpa) else {
+            unreachable!("flushing page {lpa} has no buffer entry");
+        };
+        e.flushing = false;
+        let (ready, rest): (Vec<_>, Vec<_>) = e.waiters.drain(..).partition(|&(_, v)| v <= version);
+        e.waiters = rest;
+        let flush_again = e.dirty_again && !e.trimmed;
+        let trimmed = e.trimmed;
+        if flush_again {
+            e.dirty_again = false;
+        } else {
+            self.entries.remove(&lpa);
+        }
+        Committed {
+            trimmed,
+            done_slots: ready.into_iter().map(|(s, _)| s).collect(),
+            flush_again,
+        }
+    }
+
+    /// Trims `lpa`: a copy not yet flushing is dropped; one being programmed
+    /// is marked so that its commit maps nothing. Returns the write-through
+    /// slots the trim supersedes.
+    pub fn trim(&mut self, lpa: u32) -> Vec<(u32, u32)> {
+        let Some(e) = self.entries.get_mut(&lpa) else {
+            return Vec::new();
+        };
+        if !e.flushing {
+            let superseded = std::mem::take(&mut e.waiters);
+            self.entries.remove(&lpa);
+            return superseded;
+        }
+        e.trimmed = true;
+        e.dirty_again = false;
+        let inflight = e.inflight_version;
+        let (wait, done): (Vec<_>, Vec<_>) = e.waiters.drain(..).partition(|&(_, v)| v <= inflight);
+        e.waiters = wait;
+        done
     }
 }

@@ -275,6 +275,190 @@ impl Metrics {
     }
 }
 
+/// An axis-aligned box in a plotting area's pixels (y grows downwards).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct LabelBox {
+    x0: f64,
+    y0: f64,
+    x1: f64,
+    y1: f64,
+}
+
+impl LabelBox {
+    fn centered((cx, cy): (f64, f64), (w, h): (f64, f64)) -> Self {
+        LabelBox {
+            x0: cx - w / 2.0,
+            y0: cy - h / 2.0,
+            x1: cx + w / 2.0,
+            y1: cy + h / 2.0,
+        }
+    }
+
+    fn center(&self) -> (f64, f64) {
+        ((self.x0 + self.x1) / 2.0, (self.y0 + self.y1) / 2.0)
+    }
+
+    fn grown(&self, d: f64) -> Self {
+        LabelBox {
+            x0: self.x0 - d,
+            y0: self.y0 - d,
+            x1: self.x1 + d,
+            y1: self.y1 + d,
+        }
+    }
+
+    fn overlaps(&self, o: &LabelBox) -> bool {
+        self.x0 < o.x1 && o.x0 < self.x1 && self.y0 < o.y1 && o.y0 < self.y1
+    }
+
+    /// Whether the segment a–b passes through the box (Liang–Barsky).
+    fn hits_segment(&self, a: (f64, f64), b: (f64, f64)) -> bool {
+        let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+        let (mut t0, mut t1) = (0.0f64, 1.0f64);
+        for (p, q) in [
+            (-dx, a.0 - self.x0),
+            (dx, self.x1 - a.0),
+            (-dy, a.1 - self.y0),
+            (dy, self.y1 - a.1),
+        ] {
+            if p == 0.0 {
+                if q < 0.0 {
+                    return false;
+                }
+            } else {
+                let t = q / p;
+                if p < 0.0 {
+                    t0 = t0.max(t);
+                } else {
+                    t1 = t1.min(t);
+                }
+                if t0 > t1 {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+}
+
+/// One x position of a chart for value-label layout, in the plotting area's
+/// pixels.
+#[derive(Debug, Clone, Copy)]
+struct LabelColumn {
+    /// Centre of the position.
+    cx: f64,
+    /// Left edge, right edge and top of the bar, if one is drawn.
+    bar: Option<(f64, f64, f64)>,
+    /// Centre (y) of the latency marker, if one is drawn.
+    marker: Option<f64>,
+    /// Width and height of the bandwidth label and of the latency label.
+    bw_size: (f64, f64),
+    lat_size: (f64, f64),
+}
+
+/// The plotting area the labels go into.
+#[derive(Debug, Clone, Copy)]
+struct LabelScene {
+    width: f64,
+    height: f64,
+    marker_radius: f64,
+    /// The legend's box, kept clear of labels.
+    legend: Option<LabelBox>,
+}
+
+/// Clearance between a label and anything else, in pixels.
+const LABEL_GAP: f64 = 2.0;
+
+/// Places the value labels of a bar + line chart: for each column, the box of
+/// the bandwidth label and of the latency label, or `None` where no place is
+/// free. A bandwidth label goes just inside the top of its bar, or above the
+/// bar when the bar is too short or narrow (stepping up past a neighbour's
+/// label); a latency label goes above, beside or below its marker. No label
+/// overlaps another label, crosses a bar's outline, the line or a marker, or
+/// leaves the plotting area (so none covers an axis) or touches the legend.
+fn place_value_labels(
+    scene: &LabelScene,
+    cols: &[LabelColumn],
+) -> (Vec<Option<LabelBox>>, Vec<Option<LabelBox>>) {
+    type Segment = ((f64, f64), (f64, f64));
+    let (w, h) = (scene.width, scene.height);
+    let mut segments: Vec<Segment> = Vec::new();
+    for (l, r, top) in cols.iter().filter_map(|c| c.bar) {
+        segments.push(((l, top), (r, top)));
+        segments.push(((l, top), (l, h)));
+        segments.push(((r, top), (r, h)));
+    }
+    let markers: Vec<(f64, f64)> = cols
+        .iter()
+        .filter_map(|c| c.marker.map(|y| (c.cx, y)))
+        .collect();
+    segments.extend(markers.windows(2).map(|p| (p[0], p[1])));
+    let r = scene.marker_radius + 1.0;
+    let mut obstacles: Vec<LabelBox> = markers
+        .iter()
+        .map(|&p| LabelBox::centered(p, (2.0 * r, 2.0 * r)))
+        .collect();
+    obstacles.extend(scene.legend);
+    let mut placed: Vec<LabelBox> = Vec::new();
+    let free = |b: LabelBox, placed: &mut Vec<LabelBox>| {
+        let g = b.grown(LABEL_GAP);
+        let ok = g.x0 >= 0.0
+            && g.y0 >= 0.0
+            && g.x1 <= w
+            && g.y1 <= h
+            && !segments.iter().any(|&(a, e)| g.hits_segment(a, e))
+            && !obstacles.iter().any(|o| g.overlaps(o))
+            && !placed.iter().any(|o| g.overlaps(o));
+        if ok {
+            placed.push(b);
+        }
+        ok
+    };
+
+    let bw: Vec<Option<LabelBox>> = cols
+        .iter()
+        .map(|c| {
+            let (left, right, top) = c.bar?;
+            let (bw, bh) = c.bw_size;
+            let cx = (left + right) / 2.0;
+            let inside = (0..3).map(|k| top + 4.0 + bh / 2.0 + f64::from(k) * (bh + 4.0));
+            let above = (0..4).map(|k| top - 3.0 - bh / 2.0 - f64::from(k) * (bh + 3.0));
+            inside
+                .chain(above)
+                .map(|cy| LabelBox::centered((cx, cy), (bw, bh)))
+                .find(|b| free(*b, &mut placed))
+        })
+        .collect();
+
+    let lat = cols
+        .iter()
+        .map(|c| {
+            let my = c.marker?;
+            let (lw, lh) = c.lat_size;
+            let d = scene.marker_radius + 3.0;
+            let right = c.cx + 3.0 + lw / 2.0;
+            let left = c.cx - 3.0 - lw / 2.0;
+            let mut spots = Vec::new();
+            for k in 0..4 {
+                let lift = f64::from(k) * (lh + 3.0);
+                let above = my - d - lh / 2.0 - lift;
+                let below = my + d + lh / 2.0 + lift;
+                spots.extend([(c.cx, above), (right, above), (left, above)]);
+                if k == 0 {
+                    let side = scene.marker_radius + 4.0 + lw / 2.0;
+                    spots.extend([(c.cx + side, my), (c.cx - side, my)]);
+                }
+                spots.extend([(c.cx, below), (right, below), (left, below)]);
+            }
+            spots
+                .into_iter()
+                .map(|p| LabelBox::centered(p, (lw, lh)))
+                .find(|b| free(*b, &mut placed))
+        })
+        .collect();
+    (bw, lat)
+}
+
 /// Draws one chart into `area`.
 fn draw_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -388,34 +572,6 @@ fn draw_panel<DB: DrawingBackend>(
         });
     chart.draw_series(edges)?;
 
-    if let Some(size) = m.value {
-        // Bandwidth values just inside the top of each bar (above it when the
-        // bar is too short to hold the text).
-        let inside = font(size)
-            .color(&BW_TEXT)
-            .pos(Pos::new(HPos::Center, VPos::Top));
-        let above = font(size)
-            .color(&BW_TEXT)
-            .pos(Pos::new(HPos::Center, VPos::Bottom));
-        let plot_h = f64::from(chart.plotting_area().dim_in_pixel().1);
-        chart.draw_series(
-            panel
-                .bw_mbs
-                .iter()
-                .enumerate()
-                .filter(|(_, v)| v.is_finite())
-                .map(|(i, v)| {
-                    let bar_px = v / bw_axis * plot_h;
-                    let text = if bar_px >= 2.5 * size {
-                        Text::new(fmt_value(*v), (0, 4), inside.clone())
-                    } else {
-                        Text::new(fmt_value(*v), (0, -3), above.clone())
-                    };
-                    EmptyElement::at((SegmentValue::CenterOf(i as i32), *v)) + text
-                }),
-        )?;
-    }
-
     let points: Vec<(SegmentValue<i32>, f64)> = panel
         .p999_us
         .iter()
@@ -441,54 +597,82 @@ fn draw_panel<DB: DrawingBackend>(
             .map(|(x, y)| Circle::new((x.clone(), *y), marker, LINE.filled())),
     )?;
     if let Some(size) = m.value {
-        let style = font(size)
-            .color(&LINE)
-            .pos(Pos::new(HPos::Center, VPos::Bottom));
-        // Pixel heights above the x-axis: a latency label normally sits just
-        // above its marker; where that would cover the bandwidth value inside
-        // the top of the bar, it moves to just above the bar.
-        let plot_h = f64::from(chart.plotting_area().dim_in_pixel().1);
-        let labels: Vec<_> = panel
-            .p999_us
-            .iter()
-            .enumerate()
-            .filter(|(_, v)| v.is_finite())
-            .map(|(i, lat)| {
-                let marker_px = lat / lat_axis * plot_h;
-                let mut bottom_px = marker_px + f64::from(marker) + 4.0;
-                if let Some(bw) = panel.bw_mbs.get(i).filter(|v| v.is_finite()) {
-                    let bar_px = bw / bw_axis * plot_h;
-                    let bw_text = (bar_px - 6.0 - size)..(bar_px - 2.0);
-                    let lat_text = bottom_px..(bottom_px + size + 2.0);
-                    if bar_px >= 2.5 * size
-                        && lat_text.start < bw_text.end
-                        && bw_text.start < lat_text.end
-                    {
-                        bottom_px = bar_px + 3.0;
-                    }
+        // Value labels are laid out in the plotting area's pixels, clear of
+        // each other, the bars' outlines, the line, its markers, the axes
+        // and the legend; a label with no free place is left out (every
+        // value is in the report's tables).
+        let area = chart.plotting_area();
+        let (base_x, base_y) = area.get_base_pixel();
+        let (plot_w, plot_h) = area.dim_in_pixel();
+        let px = |(x, y): (i32, i32)| (f64::from(x - base_x), f64::from(y - base_y));
+        let secondary = chart.borrow_secondary().plotting_area();
+        let value_font = font(size);
+        let text_size = |text: &str| {
+            let w = value_font
+                .box_size(text)
+                .map_or(0.6 * size * text.chars().count() as f64, |(w, _)| {
+                    f64::from(w)
+                });
+            (w, size)
+        };
+        let bw_texts: Vec<String> = panel.bw_mbs.iter().map(|v| fmt_value(*v)).collect();
+        let lat_texts: Vec<String> = panel.p999_us.iter().map(|v| fmt_value(*v)).collect();
+        let columns: Vec<LabelColumn> = (0..n)
+            .map(|i| {
+                let (cx, _) = px(area.map_coordinate(&(SegmentValue::CenterOf(i as i32), 0.0)));
+                let bar = panel.bw_mbs.get(i).filter(|v| v.is_finite()).map(|v| {
+                    let (x0, y0) = px(area.map_coordinate(&(x_of(i), 0.0)));
+                    let (x1, top) = px(area.map_coordinate(&(x_of(i + 1), *v)));
+                    let margin = f64::from(bar_margin);
+                    (x0.min(x1) + margin, x0.max(x1) - margin, top.min(y0))
+                });
+                let marker = panel.p999_us.get(i).filter(|v| v.is_finite()).map(|v| {
+                    px(secondary.map_coordinate(&(SegmentValue::CenterOf(i as i32), *v))).1
+                });
+                LabelColumn {
+                    cx,
+                    bar,
+                    marker,
+                    bw_size: text_size(&bw_texts[i]),
+                    lat_size: text_size(&lat_texts[i]),
                 }
-                // Keep the label off the line: beside the marker on the side
-                // away from a rising neighbour segment.
-                let higher = |j: Option<usize>| {
-                    j.and_then(|j| panel.p999_us.get(j))
-                        .is_some_and(|v| v.is_finite() && v > lat)
-                };
-                let (prev_higher, next_higher) = (higher(i.checked_sub(1)), higher(Some(i + 1)));
-                let (h, dx) = match (prev_higher, next_higher) {
-                    (_, false) => (HPos::Left, 3),
-                    (false, true) => (HPos::Right, -3),
-                    (true, true) => (HPos::Center, 0),
-                };
-                let dy = -(bottom_px - marker_px).round() as i32;
-                EmptyElement::at((SegmentValue::CenterOf(i as i32), *lat))
-                    + Text::new(
-                        fmt_value(*lat),
-                        (dx, dy),
-                        style.clone().pos(Pos::new(h, VPos::Bottom)),
-                    )
             })
             .collect();
-        chart.draw_secondary_series(labels)?;
+        let legend_font = font(m.legend);
+        let legend_w = ["Total bandwidth (MB/s)", "RT task p99.9 latency (µs)"]
+            .iter()
+            .map(|t| legend_font.box_size(t).map_or(0.0, |(w, _)| f64::from(w)))
+            .fold(0.0, f64::max);
+        let scene = LabelScene {
+            width: f64::from(plot_w),
+            height: f64::from(plot_h),
+            marker_radius: f64::from(marker),
+            // The legend's box in the upper right corner, generously.
+            legend: Some(LabelBox {
+                x0: f64::from(plot_w) - legend_w - 70.0,
+                y0: 0.0,
+                x1: f64::from(plot_w),
+                y1: 2.0 * 1.5 * m.legend + 36.0,
+            }),
+        };
+        let (bw_boxes, lat_boxes) = place_value_labels(&scene, &columns);
+        let canvas = area.strip_coord_spec();
+        let centered = Pos::new(HPos::Center, VPos::Center);
+        let texts = bw_boxes
+            .iter()
+            .zip(&bw_texts)
+            .map(|(b, t)| (b, t, BW_TEXT))
+            .chain(lat_boxes.iter().zip(&lat_texts).map(|(b, t)| (b, t, LINE)));
+        for (b, text, color) in texts {
+            if let Some(b) = b {
+                let (x, y) = b.center();
+                canvas.draw(&Text::new(
+                    text.as_str(),
+                    (x.round() as i32, y.round() as i32),
+                    font(size).color(&color).pos(centered),
+                ))?;
+            }
+        }
     }
 
     chart
@@ -797,6 +981,131 @@ mod tests {
         if std::env::var_os("SSDLAB_KEEP_TEST_OUTPUT").is_none() {
             let _ = std::fs::remove_dir_all(&dir);
         }
+    }
+
+    fn scene() -> LabelScene {
+        LabelScene {
+            width: 800.0,
+            height: 480.0,
+            marker_radius: 5.0,
+            legend: Some(LabelBox {
+                x0: 560.0,
+                y0: 0.0,
+                x1: 800.0,
+                y1: 70.0,
+            }),
+        }
+    }
+
+    /// Every placed box: inside the area, clear of the others, of the line,
+    /// the markers and the bars' outlines.
+    fn assert_clear(scene: &LabelScene, cols: &[LabelColumn], boxes: &[LabelBox]) {
+        for (i, a) in boxes.iter().enumerate() {
+            assert!(a.x0 > 0.0 && a.y0 > 0.0, "{a:?} leaves the area");
+            assert!(
+                a.x1 < scene.width && a.y1 < scene.height,
+                "{a:?} covers an axis"
+            );
+            for b in &boxes[i + 1..] {
+                assert!(!a.overlaps(b), "{a:?} overlaps {b:?}");
+            }
+            for c in cols {
+                if let Some((l, r, top)) = c.bar {
+                    for (p, q) in [
+                        ((l, top), (r, top)),
+                        ((l, top), (l, scene.height)),
+                        ((r, top), (r, scene.height)),
+                    ] {
+                        assert!(!a.hits_segment(p, q), "{a:?} crosses a bar edge");
+                    }
+                }
+                if let Some(y) = c.marker {
+                    let m = LabelBox::centered((c.cx, y), (10.0, 10.0));
+                    assert!(!a.overlaps(&m), "{a:?} covers a marker");
+                }
+            }
+            let markers: Vec<(f64, f64)> = cols
+                .iter()
+                .filter_map(|c| c.marker.map(|y| (c.cx, y)))
+                .collect();
+            for w in markers.windows(2) {
+                assert!(!a.hits_segment(w[0], w[1]), "{a:?} crosses the line");
+            }
+        }
+    }
+
+    #[test]
+    fn labels_of_adjacent_small_bars_do_not_overlap() {
+        // Two neighbouring bars a few pixels tall, narrower than their
+        // labels, with the latency markers just above them (the K2-2 / K2-1
+        // corner of the random-read figures).
+        let sc = scene();
+        let cols: Vec<LabelColumn> = [(600.0, 462.0, 470.0), (640.0, 474.0, 468.0)]
+            .iter()
+            .map(|&(cx, top, marker)| LabelColumn {
+                cx,
+                bar: Some((cx - 14.0, cx + 14.0, top)),
+                marker: Some(marker),
+                bw_size: (34.0, 13.0),
+                lat_size: (26.0, 13.0),
+            })
+            .collect();
+        let (bw, lat) = place_value_labels(&sc, &cols);
+        let placed: Vec<LabelBox> = bw.iter().chain(&lat).flatten().copied().collect();
+        assert_eq!(
+            placed.len(),
+            4,
+            "every label finds a place here: {placed:?}"
+        );
+        assert_clear(&sc, &cols, &placed);
+        // Bandwidth labels sit above their short bars, not in them.
+        for (b, c) in bw.iter().zip(&cols) {
+            assert!(b.unwrap().y1 <= c.bar.unwrap().2);
+        }
+    }
+
+    #[test]
+    fn label_layout_of_a_crowded_chart_never_overlaps() {
+        // Bars from tall to tiny, a latency line crossing the bar tops, and
+        // columns far narrower than the labels: whatever is placed is clear.
+        let sc = scene();
+        for spacing in [90.0, 40.0, 22.0] {
+            let cols: Vec<LabelColumn> = (0..8)
+                .map(|i| {
+                    let cx = 40.0 + spacing * f64::from(i);
+                    let top = 480.0 - 400.0 / f64::from(i + 1);
+                    LabelColumn {
+                        cx,
+                        bar: Some((cx - spacing * 0.32, cx + spacing * 0.32, top)),
+                        marker: Some(top + if i % 2 == 0 { 2.0 } else { -8.0 }),
+                        bw_size: (30.0, 13.0),
+                        lat_size: (44.0, 13.0),
+                    }
+                })
+                .collect();
+            let (bw, lat) = place_value_labels(&sc, &cols);
+            let placed: Vec<LabelBox> = bw.iter().chain(&lat).flatten().copied().collect();
+            assert!(!placed.is_empty());
+            assert_clear(&sc, &cols, &placed);
+            if spacing >= 90.0 {
+                assert!(bw.iter().all(Option::is_some), "wide bars keep every value");
+            }
+        }
+    }
+
+    #[test]
+    fn segment_box_intersection() {
+        let b = LabelBox {
+            x0: 0.0,
+            y0: 0.0,
+            x1: 10.0,
+            y1: 10.0,
+        };
+        assert!(b.hits_segment((-5.0, 5.0), (15.0, 5.0)));
+        assert!(b.hits_segment((5.0, 5.0), (6.0, 6.0)));
+        assert!(!b.hits_segment((-5.0, -1.0), (15.0, -1.0)));
+        assert!(!b.hits_segment((11.0, -5.0), (30.0, 20.0)));
+        assert!(b.hits_segment((-5.0, -5.0), (15.0, 15.0)));
     }
 
     #[test]

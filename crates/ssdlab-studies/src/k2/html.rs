@@ -59,8 +59,10 @@ fn is_numeric(cell: &str) -> bool {
 
 /// An HTML table with a header row; every header and cell is escaped.
 /// Numeric cells are right-aligned (class `num`).
+/// The table sits in a `div.table-wrap`, which scrolls sideways on its own
+/// when the table is wider than the page.
 pub fn table_html(headers: &[&str], rows: &[Vec<String>]) -> String {
-    let mut s = String::from("<table>\n<thead><tr>");
+    let mut s = String::from("<div class=\"table-wrap\">\n<table>\n<thead><tr>");
     for h in headers {
         let _ = write!(s, "<th>{}</th>", escape(h));
     }
@@ -76,7 +78,190 @@ pub fn table_html(headers: &[&str], rows: &[Vec<String>]) -> String {
         }
         s.push_str("</tr>\n");
     }
-    s.push_str("</tbody>\n</table>\n");
+    s.push_str("</tbody>\n</table>\n</div>\n");
+    s
+}
+
+/// Renders the inline Markdown of one line of text as escaped HTML: code
+/// spans (`` `x` ``), bold (`**x**`) and links (`[text](url)`, `http`,
+/// `https` or relative URLs only; others stay text). Everything else is text,
+/// escaped; an unmatched marker stays as it is.
+pub fn inline_markdown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('`') {
+            let ticks = 1 + after.len() - after.trim_start_matches('`').len();
+            let fence = &rest[..ticks];
+            if let Some(end) = rest[ticks..].find(fence) {
+                let code = &rest[ticks..ticks + end];
+                let code = code
+                    .strip_prefix(' ')
+                    .and_then(|c| c.strip_suffix(' '))
+                    .filter(|c| !c.trim().is_empty())
+                    .unwrap_or(code);
+                let _ = write!(out, "<code>{}</code>", escape(code));
+                rest = &rest[2 * ticks + end..];
+            } else {
+                out.push_str(&escape(fence));
+                rest = &rest[ticks..];
+            }
+        } else if let Some(after) = rest.strip_prefix("**") {
+            match after.find("**").filter(|&end| end > 0) {
+                Some(end) => {
+                    let _ = write!(out, "<strong>{}</strong>", inline_markdown(&after[..end]));
+                    rest = &after[end + 2..];
+                }
+                None => {
+                    out.push_str("**");
+                    rest = after;
+                }
+            }
+        } else if let Some((label, url, used)) = rest.strip_prefix('[').and_then(link) {
+            let _ = write!(
+                out,
+                "<a href=\"{}\">{}</a>",
+                escape(url),
+                inline_markdown(label)
+            );
+            rest = &rest[1 + used..];
+        } else {
+            let first = rest.chars().next().map_or(1, char::len_utf8);
+            let next = rest[first..]
+                .find(['`', '*', '['])
+                .map_or(rest.len(), |i| i + first);
+            out.push_str(&escape(&rest[..next]));
+            rest = &rest[next..];
+        }
+    }
+    out
+}
+
+/// The `text](url)` of a link after its `[`: the text, the URL and the bytes
+/// used, if the URL is safe to link to.
+fn link(s: &str) -> Option<(&str, &str, usize)> {
+    let close = s.find("](")?;
+    let label = &s[..close];
+    let tail = &s[close + 2..];
+    let end = tail.find(')')?;
+    let url = tail[..end].trim();
+    let scheme = url.split_once(':').map(|(scheme, _)| scheme);
+    let safe = match scheme {
+        Some(scheme) => {
+            matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https")
+                || scheme.contains(['/', '?', '#'])
+        }
+        None => true,
+    };
+    (!label.is_empty() && !label.contains('[') && !url.is_empty() && safe).then_some((
+        label,
+        url,
+        close + 2 + end + 1,
+    ))
+}
+
+/// The cells of a Markdown table row (`| a | b |`).
+fn table_cells(line: &str) -> Vec<String> {
+    let t = line.trim();
+    let t = t.strip_prefix('|').unwrap_or(t);
+    let t = t.strip_suffix('|').unwrap_or(t);
+    t.split('|').map(|c| c.trim().to_string()).collect()
+}
+
+/// Whether a line is a table's delimiter row (`|---|:--:|`).
+fn is_delimiter_row(line: &str) -> bool {
+    let cells = table_cells(line);
+    !cells.is_empty()
+        && cells.iter().all(|c| {
+            let c = c.trim_start_matches(':').trim_end_matches(':');
+            !c.is_empty() && c.chars().all(|ch| ch == '-')
+        })
+}
+
+/// Renders the small Markdown subset the reports use as HTML: ATX headings
+/// (`#` to `######`), paragraphs (lines joined; blank lines separate them),
+/// `-` / `*` bullet lists, pipe tables with a delimiter row (rendered like
+/// [`table_html`]) and the inline markup of [`inline_markdown`]. All text is
+/// escaped; raw HTML in the input shows as text.
+pub fn markdown_html(md: &str) -> String {
+    let lines: Vec<&str> = md.lines().collect();
+    let mut out = String::new();
+    let mut para: Vec<&str> = Vec::new();
+    let flush = |para: &mut Vec<&str>, out: &mut String| {
+        if !para.is_empty() {
+            let text: Vec<String> = para.iter().map(|l| inline_markdown(l.trim())).collect();
+            let _ = writeln!(out, "<p>{}</p>", text.join("\n"));
+            para.clear();
+        }
+    };
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let t = line.trim();
+        let hashes = t.len() - t.trim_start_matches('#').len();
+        if t.is_empty() {
+            flush(&mut para, &mut out);
+            i += 1;
+        } else if (1..=6).contains(&hashes) && t[hashes..].starts_with(' ') {
+            flush(&mut para, &mut out);
+            let text = t[hashes..].trim().trim_end_matches('#').trim_end();
+            let _ = writeln!(out, "<h{hashes}>{}</h{hashes}>", inline_markdown(text));
+            i += 1;
+        } else if t.starts_with("- ") || t.starts_with("* ") {
+            flush(&mut para, &mut out);
+            out.push_str("<ul>\n");
+            while let Some(item) = lines
+                .get(i)
+                .map(|l| l.trim())
+                .and_then(|l| l.strip_prefix("- ").or_else(|| l.strip_prefix("* ")))
+            {
+                let _ = writeln!(out, "<li>{}</li>", inline_markdown(item.trim()));
+                i += 1;
+            }
+            out.push_str("</ul>\n");
+        } else if t.starts_with('|') && lines.get(i + 1).is_some_and(|l| is_delimiter_row(l)) {
+            flush(&mut para, &mut out);
+            let headers = table_cells(t);
+            i += 2;
+            let mut rows = Vec::new();
+            while let Some(l) = lines
+                .get(i)
+                .map(|l| l.trim())
+                .filter(|l| l.starts_with('|'))
+            {
+                rows.push(table_cells(l));
+                i += 1;
+            }
+            out.push_str(&markdown_table(&headers, &rows));
+        } else {
+            para.push(line);
+            i += 1;
+        }
+    }
+    flush(&mut para, &mut out);
+    out
+}
+
+/// A table from Markdown cells: like [`table_html`], with inline markup.
+fn markdown_table(headers: &[String], rows: &[Vec<String>]) -> String {
+    let mut s = String::from("<div class=\"table-wrap\">\n<table>\n<thead><tr>");
+    for h in headers {
+        let _ = write!(s, "<th>{}</th>", inline_markdown(h));
+    }
+    s.push_str("</tr></thead>\n<tbody>\n");
+    for row in rows {
+        s.push_str("<tr>");
+        for cell in row {
+            let class = if is_numeric(cell) {
+                " class=\"num\""
+            } else {
+                ""
+            };
+            let _ = write!(s, "<td{class}>{}</td>", inline_markdown(cell));
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</tbody>\n</table>\n</div>\n");
     s
 }
 
@@ -125,27 +310,33 @@ fn relative_href(base: &Path, target: &Path) -> Option<String> {
 
 const STYLE: &str = r#"
 body { font-family: "DejaVu Sans", sans-serif; color: #1a1a1a; background: #fff;
-  max-width: 1100px; margin: 2em auto; padding: 0 1em; line-height: 1.45; }
+  max-width: 1100px; margin: 2em auto; padding: 0 1em; line-height: 1.45;
+  overflow-wrap: break-word; }
 h1 { font-size: 1.6em; margin-bottom: 0.4em; }
 h2 { font-size: 1.25em; margin-top: 1.6em; border-bottom: 1px solid #ccc; }
-p.intro { white-space: pre-line; }
-figure { margin: 1.5em 0; }
-figure svg { display: block; width: 100%; max-width: 1000px; height: auto; }
+p, li, figcaption { overflow-wrap: anywhere; }
+code { font-family: "DejaVu Sans Mono", monospace; font-size: 0.92em;
+  background: #f1f3f5; border-radius: 3px; padding: 0 0.2em; overflow-wrap: anywhere; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; max-width: 100%; }
+figure { margin: 1.5em 0; max-width: 100%; }
+figure svg, figure img, img, svg { display: block; max-width: 100%; height: auto; }
+figure svg { width: 100%; max-width: 1000px; }
 figcaption { font-size: 0.92em; color: #333; margin-top: 0.3em; }
-table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
+.table-wrap { max-width: 100%; overflow-x: auto; margin: 1em 0; }
+table { border-collapse: collapse; font-size: 0.9em; }
 th, td { border: 1px solid #bbb; padding: 0.25em 0.6em; }
 th { background: #eef2f7; text-align: left; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tbody tr:nth-child(even) { background: #f7f7f7; }
 "#;
 
-/// Writes a self-contained HTML5 report to `path`: the title, the intro text
-/// (plain text; blank lines separate paragraphs), each figure's SVG inline
-/// with a caption, then `tables_html` verbatim.
+/// Writes a self-contained HTML5 report to `path`: the title, the intro
+/// (Markdown, rendered by [`markdown_html`]), each figure's SVG inline with a
+/// caption, then `tables_html` verbatim.
 pub fn write_html(
     path: &Path,
     title: &str,
-    intro_markdown_free_text: &str,
+    intro_markdown: &str,
     tables_html: &str,
     figures: &[Figure],
 ) -> io::Result<()> {
@@ -165,13 +356,9 @@ pub fn write_html(
     page.push_str(STYLE);
     page.push_str("</style>\n</head>\n<body>\n");
     let _ = writeln!(page, "<h1>{}</h1>", escape(title));
-    for para in intro_markdown_free_text
-        .split("\n\n")
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-    {
-        let _ = writeln!(page, "<p class=\"intro\">{}</p>", escape(para));
-    }
+    page.push_str("<div class=\"intro\">\n");
+    page.push_str(&markdown_html(intro_markdown));
+    page.push_str("</div>\n");
     let base = path.parent().unwrap_or_else(|| Path::new(""));
     if !figures.is_empty() {
         page.push_str("<h2>Figures</h2>\n");
@@ -292,6 +479,75 @@ mod tests {
         std::fs::write(&p, "not svg").unwrap();
         assert!(inline_svg(&p).is_err());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn code_spans_render_as_code_and_are_escaped() {
+        assert_eq!(
+            inline_markdown("Device `consumer-tlc-250g`, files (`examples/k2/`)."),
+            "Device <code>consumer-tlc-250g</code>, files (<code>examples/k2/</code>)."
+        );
+        assert_eq!(
+            inline_markdown("under `<none>` & `a&b`'s"),
+            "under <code>&lt;none&gt;</code> &amp; <code>a&amp;b</code>&#39;s"
+        );
+        // Markup inside a code span is literal; double backticks may hold one.
+        assert_eq!(
+            inline_markdown("`**x**` and `` a`b ``"),
+            "<code>**x**</code> and <code>a`b</code>"
+        );
+        // An unmatched backtick stays text.
+        assert_eq!(inline_markdown("5` µs"), "5` µs");
+        assert!(!markdown_html("O1: ≤ α% of `none`'s").contains("`"));
+    }
+
+    #[test]
+    fn bold_links_headings_lists_and_tables() {
+        assert_eq!(
+            inline_markdown("**K2-1** <b>"),
+            "<strong>K2-1</strong> &lt;b&gt;"
+        );
+        assert_eq!(inline_markdown("a ** b"), "a ** b");
+        assert_eq!(
+            inline_markdown("[paper](https://example.org/a?b=1&c=2) [x](javascript:alert(1))"),
+            "<a href=\"https://example.org/a?b=1&amp;c=2\">paper</a> \
+             [x](javascript:alert(1))"
+        );
+        assert_eq!(
+            inline_markdown("[fig](fig-read-full.png)"),
+            "<a href=\"fig-read-full.png\">fig</a>"
+        );
+        let md = "## Observations <x>\n\n### Occupancy\n\n\
+                  - Sequential read: under `none`, **+6%**.\n\
+                  - Random read: 5 < 7\n\n\
+                  Text line one\nline two.\n\n\
+                  | objective | bound |\n|---|---|\n| O1, α = 25% | `K2-16` |\n| O2 | 12 |\n";
+        let html = markdown_html(md);
+        assert_eq!(
+            html,
+            "<h2>Observations &lt;x&gt;</h2>\n<h3>Occupancy</h3>\n<ul>\n\
+             <li>Sequential read: under <code>none</code>, <strong>+6%</strong>.</li>\n\
+             <li>Random read: 5 &lt; 7</li>\n</ul>\n\
+             <p>Text line one\nline two.</p>\n\
+             <div class=\"table-wrap\">\n<table>\n\
+             <thead><tr><th>objective</th><th>bound</th></tr></thead>\n<tbody>\n\
+             <tr><td>O1, α = 25%</td><td><code>K2-16</code></td></tr>\n\
+             <tr><td>O2</td><td class=\"num\">12</td></tr>\n\
+             </tbody>\n</table>\n</div>\n"
+        );
+        for leak in ["`", "**", "|---", "## ", "- "] {
+            assert!(!html.contains(leak), "{leak:?} leaked into {html}");
+        }
+    }
+
+    #[test]
+    fn tables_scroll_inside_their_own_container() {
+        let t = table_html(&["a"], &[vec!["1".into()]]);
+        assert!(t.starts_with("<div class=\"table-wrap\">\n<table>"));
+        assert!(t.trim_end().ends_with("</table>\n</div>"));
+        assert!(STYLE.contains(".table-wrap { max-width: 100%; overflow-x: auto;"));
+        assert!(STYLE.contains("pre { white-space: pre-wrap;"));
+        assert!(STYLE.contains("max-width: 100%; height: auto;"));
     }
 
     #[test]

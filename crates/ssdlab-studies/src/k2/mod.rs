@@ -103,9 +103,7 @@ fn html_tables(rows: &[PointRow]) -> String {
         let (h, r) = report::cell_table(&cell);
         tables.push_str(&html::table_html(&h, &r));
     }
-    let obs = report::observations_md(rows);
-    tables.push_str("<h2>Observations</h2>\n<pre>");
-    tables.push_str(&obs.replace('&', "&amp;").replace('<', "&lt;"));
-    tables.push_str("</pre>\n");
+    // observations_md starts with its own "## Observations" heading.
+    tables.push_str(&html::markdown_html(&report::observations_md(rows)));
     tables
 }

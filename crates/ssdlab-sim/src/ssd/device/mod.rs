@@ -591,9 +591,8 @@ impl SimSsd {
         if let Some(ra) = self.read_ahead.as_mut() {
             ra.invalidate(lpa);
         }
-        if !self.buffer.has_room() && !self.buffer.entries.contains_key(&lpa) {
+        if self.buffer.must_wait(slot, lpa) {
             self.counters.write_stalls += 1;
-            self.buffer.waiting.push_back((slot, lpa));
             return;
         }
         self.buffer_write(slot, lpa, now, q);
@@ -606,21 +605,7 @@ impl SimSsd {
         if let Some(ra) = self.read_ahead.as_mut() {
             ra.invalidate(lpa);
         }
-        let mut superseded = Vec::new();
-        if let Some(e) = self.buffer.entries.get_mut(&lpa) {
-            if e.flushing {
-                e.trimmed = true;
-                e.dirty_again = false;
-                let inflight = e.inflight_version;
-                let (wait, done): (Vec<_>, Vec<_>) =
-                    e.waiters.drain(..).partition(|&(_, v)| v <= inflight);
-                e.waiters = wait;
-                superseded = done;
-            } else {
-                superseded = std::mem::take(&mut e.waiters);
-                self.buffer.entries.remove(&lpa);
-            }
-        }
+        let superseded = self.buffer.trim(lpa);
         self.ftl.trim(lpa);
         for (slot, _) in superseded {
             self.page_done(slot, now, q);

@@ -17,26 +17,11 @@ impl SimSsd {
         if let Some(ra) = self.read_ahead.as_mut() {
             ra.invalidate(lpa);
         }
-        use std::collections::hash_map::Entry as Slot;
         let version = self.ftl.next_version(lpa);
-        let through = self.buffer.write_through();
-        let (e, fresh) = match self.buffer.entries.entry(lpa) {
-            Slot::Vacant(v) => (v.insert(Default::default()), true),
-            Slot::Occupied(o) => (o.into_mut(), false),
-        };
-        e.version = version;
-        e.trimmed = false;
-        // Queued and not yet flushing: the queued flush takes the new version.
-        if e.flushing {
-            e.dirty_again = true;
-        }
-        if through {
-            e.waiters.push((slot, version));
-        }
-        if fresh {
+        if self.buffer.insert(slot, lpa, version) {
             self.enqueue_flush(lpa, now, q);
         }
-        if !through {
+        if !self.buffer.write_through() {
             self.page_done(slot, now + self.cfg.controller.dram_ns, q);
         }
     }
@@ -301,14 +286,7 @@ impl SimSsd {
             let ppa = self.ftl.alloc_page(plane, Stream::Host)?;
             return Some((META, ppa, 0));
         }
-        let e = self.buffer.entries.get_mut(&lpa)?;
-        if e.trimmed || e.flushing {
-            return None;
-        }
-        e.flushing = true;
-        e.dirty_again = false;
-        e.inflight_version = e.version;
-        let version = e.version;
+        let version = self.buffer.start_flush(lpa)?;
         let ppa = self
             .ftl
             .alloc_page(plane, Stream::Host)
@@ -380,36 +358,19 @@ impl SimSsd {
             self.counters.map_pages_written += 1;
             return;
         }
-        let Some(e) = self.buffer.entries.get_mut(&lpa) else {
-            unreachable!("flushing page {lpa} has no buffer entry");
-        };
-        e.flushing = false;
-        if e.trimmed {
+        let c = self.buffer.commit(lpa, version);
+        if c.trimmed {
             self.ftl.commit_stale(ppa);
         } else {
             self.ftl.commit(lpa, ppa, version);
         }
-        let mapped = !e.trimmed;
-        let done: Vec<u32> = {
-            let waiters = &mut e.waiters;
-            let (ready, rest): (Vec<_>, Vec<_>) =
-                waiters.drain(..).partition(|&(_, v)| v <= version);
-            *waiters = rest;
-            ready.into_iter().map(|(s, _)| s).collect()
-        };
-        let again = e.dirty_again && !e.trimmed;
-        if again {
-            e.dirty_again = false;
-        } else {
-            self.buffer.entries.remove(&lpa);
-        }
-        for slot in done {
+        for slot in c.done_slots {
             self.page_done(slot, now, q);
         }
-        if mapped {
+        if !c.trimmed {
             self.note_map_update(lpa, now, q);
         }
-        if again {
+        if c.flush_again {
             self.enqueue_flush(lpa, now, q);
         }
         self.admit_waiting(now, q);
@@ -417,10 +378,7 @@ impl SimSsd {
 
     /// Lets back-pressured writes into freed buffer slots, in arrival order.
     pub(super) fn admit_waiting(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
-        while self.buffer.has_room() {
-            let Some((slot, lpa)) = self.buffer.waiting.pop_front() else {
-                break;
-            };
+        while let Some((slot, lpa)) = self.buffer.next_admitted() {
             self.buffer_write(slot, lpa, now, q);
         }
     }
