@@ -67,7 +67,9 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("ssdlab: error: {e}");
+            for line in e.to_string().lines() {
+                eprintln!("ssdlab: error: {line}");
+            }
             ExitCode::from(2)
         }
     }

@@ -191,3 +191,27 @@ fn calibration_fields_are_checked() {
         assert!(line > 1, "{key}: line {line}");
     }
 }
+
+#[test]
+fn every_problem_of_a_preset_is_reported_at_once() {
+    let text = base()
+        .replace("read_ns = 25_000", "read_ns = 25_000\nspread = 2.0")
+        .replace("over_provisioning = ", "over_provisioning = 0.95 #");
+    match SsdConfig::from_toml(&text, "dev.toml") {
+        Err(InputError::Many(errors)) => {
+            let shown: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+            assert_eq!(shown.len(), 2, "{shown:?}");
+            let spread = line_of(&text, "spread = 2.0");
+            let op = line_of(&text, "over_provisioning = 0.95");
+            assert!(
+                shown[0].starts_with(&format!("dev.toml:{spread}: timing.spread:")),
+                "{shown:?}"
+            );
+            assert!(
+                shown[1].starts_with(&format!("dev.toml:{op}: ftl.over_provisioning:")),
+                "{shown:?}"
+            );
+        }
+        other => panic!("expected both problems, got {other:?}"),
+    }
+}

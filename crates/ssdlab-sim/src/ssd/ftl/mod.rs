@@ -2,6 +2,13 @@
 //! pools, page allocation, invalidation, relocation and erase. It has no notion
 //! of time; the device decides when each step happens.
 
+mod buckets;
+mod integrity;
+mod relocate;
+
+pub use buckets::BucketIter;
+use integrity::tag;
+
 use super::layout::Layout;
 use std::collections::VecDeque;
 
@@ -264,21 +271,6 @@ impl Ftl {
         self.layout.blocks_per_plane - self.slc_blocks_per_plane
     }
 
-    /// Full blocks of `plane` with exactly `valid` valid pages.
-    pub fn bucket(&self, plane: u32, valid: u16) -> BucketIter<'_> {
-        let idx = plane as usize * (self.layout.pages_per_block as usize + 1) + valid as usize;
-        BucketIter {
-            ftl: self,
-            cur: self.bucket_head[idx],
-        }
-    }
-
-    /// Every settled Full native block of a plane that holds an invalid page,
-    /// from the fewest valid pages up.
-    pub fn candidates(&self, plane: u32) -> impl Iterator<Item = u32> + '_ {
-        (0..self.layout.pages_per_block as u16).flat_map(move |v| self.bucket(plane, v))
-    }
-
     /// Whether the plane's next host page goes to an SLC-mode block.
     pub fn host_goes_to_slc(&self, plane: u32) -> bool {
         let ps = &self.planes[plane as usize];
@@ -460,255 +452,6 @@ impl Ftl {
         }
     }
 
-    // ---- garbage collection ------------------------------------------------
-
-    /// Moves every valid page of `victim` to the GC frontier of its plane and
-    /// marks it a victim awaiting erase. Returns the number of pages moved.
-    /// The caller checks `can_relocate` first.
-    pub fn relocate(&mut self, victim: u32) -> u32 {
-        let slc = self.is_slc(victim);
-        if slc {
-            let plane = self.layout.plane_of_block(victim);
-            let q = &mut self.planes[plane as usize].slc_full;
-            if let Some(pos) = q.iter().position(|&b| b == victim) {
-                q.remove(pos);
-            }
-        } else if self.state[victim as usize] == BlockState::Full {
-            self.bucket_remove(victim);
-        }
-        self.state[victim as usize] = BlockState::Victim;
-        let plane = self.layout.plane_of_block(victim);
-        let ppb = self.layout.pages_per_block;
-        let first = victim * ppb;
-        let mut moved = 0;
-        for ppa in first..first + self.written[victim as usize] as u32 {
-            let lpa = self.rev[ppa as usize];
-            if lpa == NONE {
-                continue;
-            }
-            let dst = self
-                .alloc_page(plane, Stream::Gc)
-                .expect("GC destination: caller checked can_relocate");
-            self.rev[ppa as usize] = NONE;
-            self.fwd[lpa as usize] = dst;
-            self.rev[dst as usize] = lpa;
-            let dst_block = self.layout.block_of(dst);
-            self.bump_valid(dst_block, 1);
-            self.pending[dst_block as usize] -= 1;
-            self.settle(dst_block);
-            if let Some(ig) = &mut self.integrity {
-                ig.page_tag[dst as usize] = ig.page_tag[ppa as usize];
-            }
-            moved += 1;
-        }
-        // The moved pages were counted again at their destination (same plane).
-        self.plane_valid[plane as usize] -= moved as u64;
-        self.valid[victim as usize] = 0;
-        if slc {
-            self.counters.fold_pages_moved += moved as u64;
-            self.counters.folds += 1;
-        } else {
-            self.counters.gc_pages_moved += moved as u64;
-            self.counters.gc_invocations += 1;
-            let invalid = 1.0 - moved as f64 / self.block_capacity(victim) as f64;
-            self.counters.victims_ge70_invalid += (invalid >= 0.7) as u64;
-            self.counters.victims_ge90_invalid += (invalid >= 0.9) as u64;
-        }
-        moved
-    }
-
-    /// Whether the GC frontier of the plane has room for `pages` more pages.
-    pub fn can_relocate(&self, plane: u32, pages: u32) -> bool {
-        let ps = &self.planes[plane as usize];
-        let ppb = self.layout.pages_per_block;
-        let open_room = ps
-            .gc_open
-            .map_or(0, |b| ppb - self.written[b as usize] as u32);
-        open_room + ps.free.len() as u32 * ppb >= pages
-    }
-
-    /// Erases a collected victim and returns it to its free pool.
-    pub fn erase(&mut self, victim: u32) {
-        let b = victim as usize;
-        debug_assert_eq!(self.state[b], BlockState::Victim);
-        self.written[b] = 0;
-        self.valid[b] = 0;
-        self.erase_count[b] += 1;
-        self.state[b] = BlockState::Free;
-        self.total_free_blocks += 1;
-        self.counters.erases += 1;
-        let plane = self.layout.plane_of_block(victim);
-        let slc = self.is_slc(victim);
-        let ps = &mut self.planes[plane as usize];
-        if slc {
-            ps.slc_free.push_back(victim);
-        } else {
-            ps.free.push_back(victim);
-        }
-    }
-
-    // ---- buckets -------------------------------------------------------------
-
-    fn bucket_index(&self, block: u32) -> usize {
-        let plane = self.layout.plane_of_block(block) as usize;
-        plane * (self.layout.pages_per_block as usize + 1) + self.valid[block as usize] as usize
-    }
-
-    fn bucket_insert(&mut self, block: u32) {
-        let idx = self.bucket_index(block);
-        let head = self.bucket_head[idx];
-        self.next[block as usize] = head;
-        self.prev[block as usize] = NONE;
-        if head != NONE {
-            self.prev[head as usize] = block;
-        }
-        self.bucket_head[idx] = block;
-    }
-
-    fn bucket_remove(&mut self, block: u32) {
-        let (p, n) = (self.prev[block as usize], self.next[block as usize]);
-        if p != NONE {
-            self.next[p as usize] = n;
-        } else {
-            let idx = self.bucket_index(block);
-            self.bucket_head[idx] = n;
-        }
-        if n != NONE {
-            self.prev[n as usize] = p;
-        }
-        self.next[block as usize] = NONE;
-        self.prev[block as usize] = NONE;
-    }
-
-    // ---- integrity -------------------------------------------------------------
-
-    /// Next version of a logical page about to be written (0 when unchecked).
-    pub fn next_version(&mut self, lpa: u32) -> u32 {
-        match &mut self.integrity {
-            Some(ig) => {
-                let v = &mut ig.expected[lpa as usize];
-                *v = v.wrapping_add(1);
-                *v
-            }
-            None => 0,
-        }
-    }
-
-    /// The version of `lpa` last written (0 when unchecked).
-    pub fn version(&self, lpa: u32) -> u32 {
-        self.integrity
-            .as_ref()
-            .map_or(0, |ig| ig.expected[lpa as usize])
-    }
-
-    /// Checks that the flash copy of `lpa` is the version last written.
-    pub fn verify_flash_read(&self, lpa: u32) -> Result<(), String> {
-        let Some(ig) = &self.integrity else {
-            return Ok(());
-        };
-        let ppa = self.fwd[lpa as usize];
-        let want = ig.expected[lpa as usize];
-        let got = ig.page_tag[ppa as usize];
-        if got != tag(lpa, want) {
-            return Err(format!(
-                "lpa {lpa} at ppa {ppa} holds (lpa {}, version {}), expected version {want}",
-                got >> 32,
-                got & 0xffff_ffff
-            ));
-        }
-        Ok(())
-    }
-
-    /// The full invariant check: forward and reverse maps agree, valid counts
-    /// and bucket membership are right, every mapped page holds its latest
-    /// version (when not superseded by data still in the write buffer, which
-    /// the caller lists in `buffered`).
-    pub fn check(&self, buffered: &dyn Fn(u32) -> bool) -> Result<(), String> {
-        let ppb = self.layout.pages_per_block;
-        for (lpa, &ppa) in self.fwd.iter().enumerate() {
-            if ppa == NONE {
-                continue;
-            }
-            if self.rev[ppa as usize] != lpa as u32 {
-                return Err(format!(
-                    "fwd[{lpa}] = {ppa} but rev[{ppa}] = {}",
-                    self.rev[ppa as usize]
-                ));
-            }
-            if !buffered(lpa as u32) {
-                self.verify_flash_read(lpa as u32)?;
-            }
-        }
-        let mut counted = vec![0u16; self.valid.len()];
-        for (ppa, &lpa) in self.rev.iter().enumerate() {
-            if lpa == NONE {
-                continue;
-            }
-            if self.fwd[lpa as usize] != ppa as u32 {
-                return Err(format!(
-                    "rev[{ppa}] = {lpa} but fwd[{lpa}] = {}",
-                    self.fwd[lpa as usize]
-                ));
-            }
-            let b = ppa as u32 / ppb;
-            if (ppa as u32 % ppb) as u16 >= self.written[b as usize] {
-                return Err(format!(
-                    "valid page {ppa} beyond the write pointer of block {b}"
-                ));
-            }
-            counted[b as usize] += 1;
-        }
-        let mut per_plane = vec![0u64; self.layout.planes as usize];
-        for (b, &n) in counted.iter().enumerate() {
-            per_plane[self.layout.plane_of_block(b as u32) as usize] += n as u64;
-        }
-        if per_plane != self.plane_valid {
-            return Err(format!(
-                "per-plane valid pages {:?} but counted {:?}",
-                self.plane_valid, per_plane
-            ));
-        }
-        for (b, &n) in counted.iter().enumerate() {
-            if n != self.valid[b] {
-                return Err(format!(
-                    "block {b}: valid count {} but {n} pages map to it",
-                    self.valid[b]
-                ));
-            }
-            if self.state[b] == BlockState::Free && self.written[b] != 0 {
-                return Err(format!(
-                    "free block {b} has {} pages written",
-                    self.written[b]
-                ));
-            }
-        }
-        for plane in 0..self.layout.planes {
-            for v in 0..=ppb as u16 {
-                for b in self.bucket(plane, v) {
-                    if self.valid[b as usize] != v || self.state[b as usize] != BlockState::Full {
-                        return Err(format!("block {b} misfiled in bucket {v} of plane {plane}"));
-                    }
-                }
-            }
-        }
-        let in_buckets: usize = (0..self.layout.planes)
-            .map(|p| {
-                (0..=ppb as u16)
-                    .map(|v| self.bucket(p, v).count())
-                    .sum::<usize>()
-            })
-            .sum();
-        let full_native = (0..self.layout.blocks)
-            .filter(|&b| self.state[b as usize] == BlockState::Full && !self.is_slc(b))
-            .count();
-        if in_buckets != full_native {
-            return Err(format!(
-                "{in_buckets} blocks in buckets but {full_native} full native blocks"
-            ));
-        }
-        Ok(())
-    }
-
     /// Forward-map entries in use (mapped logical pages).
     pub fn mapped_pages(&self) -> u64 {
         self.fwd.iter().filter(|&&p| p != NONE).count() as u64
@@ -717,27 +460,5 @@ impl Ftl {
     /// Bytes held by the maps and block tables (for memory reports).
     pub fn table_bytes(&self) -> usize {
         (self.fwd.len() + self.rev.len()) * 4 + self.valid.len() * 40
-    }
-}
-
-#[inline]
-fn tag(lpa: u32, version: u32) -> u64 {
-    (lpa as u64) << 32 | version as u64
-}
-
-pub struct BucketIter<'a> {
-    ftl: &'a Ftl,
-    cur: u32,
-}
-
-impl Iterator for BucketIter<'_> {
-    type Item = u32;
-    fn next(&mut self) -> Option<u32> {
-        if self.cur == NONE {
-            return None;
-        }
-        let b = self.cur;
-        self.cur = self.ftl.next[b as usize];
-        Some(b)
     }
 }

@@ -1,0 +1,55 @@
+//! Workspace conventions checked as tests: no source file under
+//! `crates/*/src` may exceed 600 lines.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Most lines a source file under `crates/*/src` may have.
+const MAX_LINES: usize = 600;
+
+/// Every `.rs` file under `dir`, recursively.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let entries = fs::read_dir(dir).unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry.expect("directory entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|x| x == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn source_files_stay_within_600_lines() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    for entry in fs::read_dir(&crates).expect("reading crates/") {
+        let src = entry.expect("directory entry").path().join("src");
+        if src.is_dir() {
+            rust_files(&src, &mut files);
+        }
+    }
+    files.sort();
+    assert!(
+        files.len() > 10,
+        "found only {} source files under {}",
+        files.len(),
+        crates.display()
+    );
+    let too_long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let text =
+                fs::read_to_string(f).unwrap_or_else(|e| panic!("reading {}: {e}", f.display()));
+            let lines = text.lines().count();
+            let name = f.strip_prefix(&crates).unwrap_or(f).display().to_string();
+            (lines > MAX_LINES).then(|| format!("crates/{name}: {lines} lines"))
+        })
+        .collect();
+    assert!(
+        too_long.is_empty(),
+        "source files over {MAX_LINES} lines (split them into submodules):\n  {}",
+        too_long.join("\n  ")
+    );
+}

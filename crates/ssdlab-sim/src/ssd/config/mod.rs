@@ -1,0 +1,398 @@
+//! Device configuration: the TOML preset format (this file), its checks
+//! (`check.rs`, every problem reported at once) and the built-in presets
+//! (`load.rs`). Every field is an integer (ns, bytes, counts) or a plain
+//! fraction; times are integer nanoseconds.
+
+mod check;
+mod load;
+
+pub use load::{line_of_key, Preset, PRESETS};
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SsdConfig {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub geometry: Geometry,
+    pub timing: Timing,
+    #[serde(default)]
+    pub controller: Controller,
+    #[serde(default)]
+    pub buffer: Buffer,
+    #[serde(default)]
+    pub slc_cache: Option<SlcCache>,
+    #[serde(default)]
+    pub ftl: Ftl,
+    #[serde(default)]
+    pub gc: Gc,
+    /// The host block layer the preset was calibrated with (docs/model.md,
+    /// "Host path"); runs use it unless given `--host`.
+    #[serde(default)]
+    pub host: Option<crate::host::HostConfig>,
+}
+
+impl SsdConfig {
+    /// The host settings to run this device with when none are given.
+    pub fn default_host(&self) -> crate::host::HostConfig {
+        self.host.clone().unwrap_or_default()
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Geometry {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    /// Give exactly one of `pages_per_block` and `block_size` (bytes).
+    #[serde(default)]
+    pub pages_per_block: Option<u32>,
+    #[serde(default)]
+    pub block_size: Option<u64>,
+    /// The mapping unit in bytes: the FTL maps, buffers and transfers pages
+    /// of this size.
+    pub page_size: u32,
+    /// The flash page in bytes (default: `page_size`): one array read senses
+    /// a whole flash page into the plane's page register, and one program
+    /// writes whole flash pages. A multiple of `page_size`.
+    #[serde(default)]
+    pub flash_page_size: Option<u32>,
+}
+
+impl Geometry {
+    /// Pages per block, from whichever of the two fields is set (validated).
+    pub fn pages_per_block(&self) -> u32 {
+        match (self.pages_per_block, self.block_size) {
+            (Some(n), _) => n,
+            (None, Some(b)) => (b / self.page_size.max(1) as u64) as u32,
+            (None, None) => 0,
+        }
+    }
+
+    /// Mapping units (pages) per flash page.
+    pub fn units_per_flash_page(&self) -> u32 {
+        self.flash_page_size.unwrap_or(self.page_size) / self.page_size.max(1)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Timing {
+    /// Array read of one flash page (tR).
+    pub read_ns: u64,
+    /// tR by page type of a native-mode block (LSB, CSB, MSB for TLC): flash
+    /// page `i` of a block has type `i % len`. Replaces `read_ns` for native
+    /// blocks when given.
+    #[serde(default)]
+    pub read_ns_by_page_type: Option<Vec<u64>>,
+    /// Array program of one program operation (tPROG): `one_shot_pages`
+    /// flash pages of a plane.
+    pub program_ns: u64,
+    /// Flash pages a native-mode program writes at once (TLC one-shot
+    /// programming: 3). SLC-mode blocks program one flash page.
+    #[serde(default = "one")]
+    pub one_shot_pages: u32,
+    /// Each array read and program takes its nominal time × a factor drawn
+    /// uniformly from [1 − spread, 1 + spread] (program-loop and read-retry
+    /// variation; 0 = fixed times).
+    #[serde(default)]
+    pub spread: f64,
+    /// Block erase (tBERS).
+    pub erase_ns: u64,
+    /// Channel transfer rate in mega-transfers per second.
+    pub channel_mts: u64,
+    /// Channel width in bits (bytes per transfer × 8).
+    pub channel_width_bits: u64,
+    /// Command and address cycles of one flash command.
+    #[serde(default = "default_flash_command_ns")]
+    pub flash_command_ns: u64,
+    /// Multi-plane operations: a die may run one read or program on several of
+    /// its planes at once.
+    #[serde(default)]
+    pub multi_plane: bool,
+    /// A multi-plane read may sense a different page on each plane
+    /// (independent plane reads); otherwise the planes' page addresses must
+    /// match, as in MQSim.
+    #[serde(default)]
+    pub independent_plane_reads: bool,
+    /// Program/erase suspend: a read arriving at a die busy with a program or
+    /// erase suspends it, runs, and the program resumes.
+    #[serde(default)]
+    pub suspend: Option<Suspend>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Suspend {
+    /// Time to suspend an ongoing program or erase.
+    pub suspend_ns: u64,
+    /// Time to resume it after the read.
+    pub resume_ns: u64,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn default_flash_command_ns() -> u64 {
+    100
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Controller {
+    /// Device queue depth: commands fetched and not yet completed.
+    pub queue_depth: u32,
+    /// Number of NVMe submission queues served round-robin.
+    pub submission_queues: u32,
+    /// Controller firmware time to fetch and decode one command (serial).
+    pub command_ns: u64,
+    /// Time to post a completion entry and raise the interrupt.
+    pub completion_ns: u64,
+    /// Host link payload bandwidth in MB/s, each direction (PCIe is full duplex).
+    pub link_mbs: u64,
+    /// DRAM access for a buffer hit or a buffered write.
+    pub dram_ns: u64,
+    /// Controller time per page read from flash (mapping lookup and ECC
+    /// decode), serial across the controller (0 = none).
+    #[serde(default)]
+    pub read_page_ns: u64,
+    /// Read-ahead for sequential read streams (absent = none).
+    #[serde(default)]
+    pub read_ahead: Option<ReadAhead>,
+    /// The order in which a die serves its ready work (ssd::die_sched).
+    #[serde(default = "default_die_scheduler")]
+    pub die_scheduler: String,
+}
+
+fn default_die_scheduler() -> String {
+    "priority".into()
+}
+
+/// Controller read-ahead: `streams` sequential streams are tracked; once a
+/// stream has read two pages in a row, the controller keeps up to `depth`
+/// pages ahead of it prefetched, topping the window up `chunk` pages at a
+/// time, into a read-ahead buffer of `buffer_pages` pages (a page being
+/// prefetched holds its place; a page handed to the host frees it; the
+/// oldest is evicted first).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ReadAhead {
+    pub streams: u32,
+    pub depth: u32,
+    pub chunk: u32,
+    pub buffer_pages: u32,
+}
+
+impl Default for Controller {
+    fn default() -> Self {
+        Controller {
+            queue_depth: 1024,
+            submission_queues: 1,
+            command_ns: 1_000,
+            completion_ns: 1_000,
+            link_mbs: 3_200,
+            dram_ns: 1_000,
+            read_page_ns: 0,
+            read_ahead: None,
+            die_scheduler: default_die_scheduler(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Buffer {
+    /// DRAM write-buffer capacity in bytes; 0 disables buffering (writes
+    /// complete when programmed).
+    pub capacity_bytes: u64,
+    /// How long a buffered page may wait for a full program's worth of
+    /// pages on its plane before a partial program starts (0: flush eagerly,
+    /// whatever is there).
+    #[serde(default)]
+    pub gather_ns: u64,
+}
+
+impl Default for Buffer {
+    fn default() -> Self {
+        Buffer {
+            capacity_bytes: 256 << 20,
+            gather_ns: 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SlcCache {
+    /// Blocks per plane that run in SLC mode as a write cache.
+    pub blocks_per_plane: u32,
+    /// Bits per cell of the native (TLC = 3) mode: an SLC-mode block holds
+    /// pages_per_block / bits_per_cell pages.
+    pub bits_per_cell: u32,
+    pub read_ns: u64,
+    pub program_ns: u64,
+    pub erase_ns: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Ftl {
+    /// Spare share of the physical space: logical = physical × (1 − op).
+    pub over_provisioning: f64,
+    /// Page-allocation policy name (`static`, `dynamic`).
+    pub allocation: String,
+    /// Persisting the mapping table: off when absent.
+    #[serde(default)]
+    pub map_journal: Option<MapJournal>,
+    /// Erase a free block when it is opened for writing (its first program
+    /// waits for the erase), not when GC frees it.
+    #[serde(default)]
+    pub erase_when_opened: bool,
+}
+
+impl Default for Ftl {
+    fn default() -> Self {
+        Ftl {
+            over_provisioning: 0.07,
+            allocation: "static".into(),
+            map_journal: None,
+            erase_when_opened: false,
+        }
+    }
+}
+
+/// The FTL keeps the mapping-table pages its host writes dirty in a DRAM
+/// cache of `dirty_pages` table pages and writes the oldest back to flash
+/// when a new one does not fit (docs/model.md, "Mapping-table persistence").
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MapJournal {
+    /// Logical pages one mapping-table page covers (4 KiB of 4-byte entries:
+    /// 1024).
+    pub entries_per_page: u32,
+    /// Dirty table pages the cache holds before writing back.
+    pub dirty_pages: u32,
+    /// Table pages written back at once when the cache overflows (the
+    /// oldest ones).
+    #[serde(default = "one")]
+    pub write_back_batch: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Gc {
+    /// Victim policy name (see `ssdlab presets --gc`).
+    pub policy: String,
+    /// A plane collects in the background while its free blocks are below
+    /// this share of its blocks.
+    pub soft_threshold: f64,
+    /// Below this share host writes to the plane stop until GC frees space.
+    pub hard_threshold: f64,
+    /// Relocate valid pages inside the chip instead of over the channel.
+    pub copy_back: bool,
+    /// How a GC job shares its die with host I/O.
+    #[serde(default)]
+    pub execution: GcExecution,
+    /// When a plane collects in the background: `threshold` (free blocks
+    /// below soft_threshold), `eager70` or `on-demand` (after Lee, Choi,
+    /// Hong, Electronics 12(9):2142, 2023; see docs/model.md).
+    #[serde(default = "default_trigger")]
+    pub trigger: String,
+    /// Background GC only once this share of the SSD's blocks is in use
+    /// (0 = always; the on-demand study uses 0.70). GC at the host reserve
+    /// always runs.
+    #[serde(default)]
+    pub enable_at_full: f64,
+    /// Parameters of the on-demand trigger and the prioritized victims.
+    #[serde(default)]
+    pub on_demand: OnDemand,
+    /// Background GC paces itself against host writes: while programs
+    /// wait, a job copies only as many pages as one host program needs to
+    /// stay covered (valid / invalid pages of its victim per host page),
+    /// then lets one program go (default false: background GC goes first).
+    #[serde(default)]
+    pub pacing: bool,
+}
+
+fn default_trigger() -> String {
+    "threshold".into()
+}
+
+/// Parameters of the on-demand trigger and the prioritized victims (after
+/// Lee, Choi, Hong, Electronics 12(9):2142, 2023). The paper gives none of
+/// these values: every default is a choice of ours (see docs/model.md).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct OnDemand {
+    /// Minimum free space a plane keeps (R_min), in blocks.
+    pub r_min_blocks: u32,
+    /// Horizon H: the plane must absorb the writes expected in this time.
+    pub horizon_ns: u64,
+    /// θ_IR: a candidate must be at least this invalid to collect early.
+    pub theta_ir: f64,
+    /// hard_min: below this many free blocks GC runs whatever the candidates.
+    pub hard_min_blocks: u32,
+    /// λ: weight that defers still-hot blocks (0 = pure gain/cost).
+    pub lambda: f64,
+    /// H_exp: horizon over which a hot block is expected to invalidate.
+    pub hot_horizon_ns: u64,
+    /// W: window of the write-rate estimate.
+    pub window_ns: u64,
+    /// EWMA weight of the newest window.
+    pub ewma_weight: f64,
+    /// Global-order variant: a die collects, among all its due planes, the
+    /// victim the policy ranks highest (else the first due plane's).
+    pub global_order: bool,
+}
+
+impl Default for OnDemand {
+    fn default() -> Self {
+        OnDemand {
+            r_min_blocks: 2,
+            horizon_ns: 50_000_000,
+            theta_ir: 0.5,
+            hard_min_blocks: 1,
+            lambda: 0.0,
+            hot_horizon_ns: 1_000_000_000,
+            window_ns: 100_000_000,
+            ewma_weight: 0.2,
+            global_order: false,
+        }
+    }
+}
+
+/// GC execution mode: the PBGC and BBGC baselines of Lee, Choi, Hong (2023),
+/// as ssdlab reads them (docs/model.md).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcExecution {
+    /// PBGC: a GC job holds its die from start to end; host I/O waits.
+    PlaneBlocking,
+    /// BBGC: host reads go between the job's page copies (the victim block
+    /// alone is locked); GC goes before host writes, and before reads too
+    /// when the plane is at its reserve.
+    #[default]
+    BlockBlocking,
+}
+
+impl Default for Gc {
+    fn default() -> Self {
+        Gc {
+            policy: "greedy".into(),
+            soft_threshold: 0.05,
+            hard_threshold: 0.005,
+            copy_back: false,
+            execution: GcExecution::BlockBlocking,
+            trigger: default_trigger(),
+            enable_at_full: 0.0,
+            on_demand: OnDemand::default(),
+            pacing: false,
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! The device's public surface: accessors and statistics, untimed
+//! preconditioning helpers, and the `Device` trait impl.
+
+use super::{
+    CommandError, DevEvent, DeviceCounters, DeviceStats, DieOp, IoCommand, IoCompletion, SimSsd,
+    META,
+};
+use crate::engine::{Ns, Timers};
+use crate::kernel::{Device, DeviceInfo};
+use crate::ssd::config::SsdConfig;
+use crate::ssd::layout::Layout;
+use rand_chacha::ChaCha8Rng;
+
+impl SimSsd {
+    /// Channel time of one page.
+    pub fn page_transfer_ns(&self) -> Ns {
+        self.page_xfer_ns
+    }
+
+    /// Host-link DMA time of one page.
+    pub fn page_link_ns(&self) -> Ns {
+        self.page_link_ns
+    }
+
+    /// Free blocks below which a plane collects in the background.
+    pub fn soft_gc_blocks(&self) -> u32 {
+        self.soft_blocks
+    }
+
+    /// The preset the device was built from.
+    pub fn config(&self) -> &SsdConfig {
+        &self.cfg
+    }
+
+    /// The geometry: channels, dies, planes, blocks, pages and their numbering.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// A snapshot of the device's and the FTL's counters.
+    pub fn stats(&self) -> DeviceStats {
+        DeviceStats {
+            device: self.counters.clone(),
+            ftl: self.ftl.counters.clone(),
+        }
+    }
+
+    /// Starts the counters afresh (after preconditioning or a warm-up).
+    pub fn reset_stats(&mut self) {
+        self.counters = DeviceCounters::default();
+        self.ftl.counters = Default::default();
+    }
+
+    /// Starts the device's own counters afresh, leaving the FTL's.
+    pub fn reset_device_counters(&mut self) {
+        self.counters = DeviceCounters::default();
+    }
+
+    /// Free blocks of a plane (for tests and reports).
+    pub fn free_blocks(&self, plane: u32) -> u32 {
+        self.ftl.free_blocks(plane)
+    }
+
+    /// Whether the invariant and data-integrity checker is on.
+    pub fn is_checked(&self) -> bool {
+        self.ftl.integrity.is_some()
+    }
+
+    /// Commands fetched and not yet completed.
+    pub fn outstanding(&self) -> u32 {
+        self.outstanding
+    }
+
+    /// Whether the device has nothing queued, buffered or running.
+    pub fn is_quiescent(&self) -> bool {
+        self.outstanding == 0
+            && self.sqs.iter().all(|q| q.is_empty())
+            && self.buffer.is_empty()
+            && !self.shared_flushes.iter().any(|&(lpa, _)| lpa == META)
+            && self.dies.iter().all(|d| matches!(d.op, DieOp::Idle))
+    }
+
+    /// The full invariant check (maps, valid counts, data integrity).
+    pub fn check_invariants(&self) -> Result<(), String> {
+        if let Some(e) = &self.integrity_error {
+            return Err(e.clone());
+        }
+        self.ftl.check(&|lpa| self.buffer.holds(lpa))
+    }
+
+    /// The plane a page must go to under the allocation policy, if any.
+    pub fn home_plane(&self, lpa: u32) -> Option<u32> {
+        self.allocation.home_plane(lpa)
+    }
+
+    /// Untimed GC of one victim of `plane` (preconditioning). False when the
+    /// plane has no collectable block.
+    pub fn collect_now(&mut self, plane: u32, rng: &mut ChaCha8Rng) -> bool {
+        let Some(victim) = self.gc.select_victim(&self.ftl, plane, rng) else {
+            return false;
+        };
+        if !self.ftl.can_relocate(plane, self.ftl.valid(victim) as u32) {
+            return false;
+        }
+        self.ftl.relocate(victim);
+        self.ftl.erase(victim);
+        true
+    }
+}
+
+impl Device for SimSsd {
+    type Event = DevEvent;
+
+    fn info(&self) -> DeviceInfo {
+        DeviceInfo {
+            name: self.cfg.name.clone(),
+            page_size: self.layout.page_size,
+            logical_pages: self.layout.logical_pages,
+        }
+    }
+
+    fn submit<Q: Timers<DevEvent>>(
+        &mut self,
+        cmd: IoCommand,
+        now: Ns,
+        q: &mut Q,
+    ) -> Result<(), CommandError> {
+        self.submit_command(cmd, now, q)
+    }
+
+    #[inline]
+    fn handle<Q: Timers<DevEvent>>(&mut self, ev: DevEvent, now: Ns, q: &mut Q) {
+        self.handle_event(ev, now, q);
+    }
+
+    fn take_completions(&mut self, out: &mut Vec<IoCompletion>) {
+        out.append(&mut self.completions);
+    }
+
+    fn now(&self) -> Ns {
+        self.clock
+    }
+}

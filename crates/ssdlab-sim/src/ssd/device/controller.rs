@@ -1,0 +1,219 @@
+//! The controller: submission-queue doorbells, command fetch within the device
+//! queue depth, command slots, per-page dispatch and completions, and the
+//! device's event handler.
+
+use super::{
+    CommandError, DevEvent, DieOp, IoCommand, IoCompletion, IoOp, ReadTx, SimSsd, Slot, NONE,
+};
+use crate::engine::{Ns, Timers};
+
+impl SimSsd {
+    /// The host rings a submission-queue doorbell. A command outside the
+    /// logical space, or of zero pages, is refused.
+    pub(super) fn submit_command(
+        &mut self,
+        cmd: IoCommand,
+        now: Ns,
+        q: &mut impl Timers<DevEvent>,
+    ) -> Result<(), CommandError> {
+        let end = cmd.lpa as u64 + cmd.pages as u64;
+        if cmd.pages == 0 || end > self.layout.logical_pages as u64 {
+            return Err(CommandError {
+                id: cmd.id,
+                lpa: cmd.lpa,
+                pages: cmd.pages,
+                logical_pages: self.layout.logical_pages,
+            });
+        }
+        self.clock = now;
+        let sq = cmd.sq as usize % self.sqs.len();
+        self.sqs[sq].push_back(cmd);
+        self.fetch(now, q);
+        Ok(())
+    }
+
+    /// Fetches commands round-robin over the submission queues while the
+    /// device queue has room. Firmware decode is serial; write data crosses
+    /// the host link before the command is ready.
+    fn fetch(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
+        while self.outstanding < self.cfg.controller.queue_depth {
+            let n = self.sqs.len();
+            let Some(sq) = (0..n)
+                .map(|i| (self.rr + i) % n)
+                .find(|&i| !self.sqs[i].is_empty())
+            else {
+                return;
+            };
+            self.rr = (sq + 1) % n;
+            let cmd = self.sqs[sq].pop_front().expect("non-empty queue");
+            self.outstanding += 1;
+            self.counters.commands += 1;
+            let slot = self.alloc_slot(cmd);
+            self.ctrl_busy = self.ctrl_busy.max(now) + self.cfg.controller.command_ns;
+            let mut ready = self.ctrl_busy;
+            if cmd.op == IoOp::Write {
+                self.link_in_busy =
+                    self.link_in_busy.max(ready) + self.page_link_ns * cmd.pages as u64;
+                ready = self.link_in_busy;
+            }
+            q.schedule(ready, DevEvent::CmdReady(slot));
+        }
+    }
+
+    fn alloc_slot(&mut self, cmd: IoCommand) -> u32 {
+        let slot = Slot {
+            id: cmd.id,
+            op: cmd.op,
+            lpa: cmd.lpa,
+            pages: cmd.pages,
+            remaining: cmd.pages,
+            latest: 0,
+        };
+        match self.free_slots.pop() {
+            Some(i) => {
+                self.slots[i as usize] = slot;
+                i
+            }
+            None => {
+                self.slots.push(slot);
+                self.slots.len() as u32 - 1
+            }
+        }
+    }
+
+    /// One page of a command is done at `at` (≥ now).
+    pub(super) fn page_done(&mut self, slot: u32, at: Ns, q: &mut impl Timers<DevEvent>) {
+        let s = &mut self.slots[slot as usize];
+        s.latest = s.latest.max(at);
+        s.remaining -= 1;
+        if s.remaining == 0 {
+            q.schedule(
+                s.latest + self.cfg.controller.completion_ns,
+                DevEvent::CmdComplete(slot),
+            );
+        }
+    }
+
+    /// A read page leaves over the host link at `at`.
+    pub(super) fn read_page_out(&mut self, slot: u32, at: Ns, q: &mut impl Timers<DevEvent>) {
+        self.link_out_busy = self.link_out_busy.max(at) + self.page_link_ns;
+        let done = self.link_out_busy;
+        self.page_done(slot, done, q);
+    }
+
+    // ---- events --------------------------------------------------------------
+
+    pub(super) fn handle_event(&mut self, ev: DevEvent, now: Ns, q: &mut impl Timers<DevEvent>) {
+        self.clock = now;
+        self.ftl.now = now;
+        match ev {
+            DevEvent::CmdReady(slot) => self.on_cmd_ready(slot, now, q),
+            DevEvent::ReadArrayDone(die) => self.on_read_array_done(die, now, q),
+            DevEvent::DieDone { die, gen } => {
+                if self.dies[die as usize].gen == gen {
+                    self.on_die_done(die, now, q);
+                }
+            }
+            DevEvent::GatherDue => self.on_gather_due(now, q),
+            DevEvent::CmdComplete(slot) => {
+                let s = &self.slots[slot as usize];
+                self.completions.push(IoCompletion {
+                    id: s.id,
+                    time: now,
+                });
+                self.free_slots.push(slot);
+                self.outstanding -= 1;
+                self.fetch(now, q);
+            }
+        }
+    }
+
+    fn on_cmd_ready(&mut self, slot: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        let (op, lpa0, pages) = {
+            let s = &self.slots[slot as usize];
+            (s.op, s.lpa, s.pages)
+        };
+        let dram = now + self.cfg.controller.dram_ns;
+        for lpa in lpa0..lpa0 + pages {
+            match op {
+                IoOp::Read => {
+                    self.counters.read_pages += 1;
+                    self.read_page(slot, lpa, now, q);
+                }
+                IoOp::Write => {
+                    self.counters.write_pages += 1;
+                    self.write_page(slot, lpa, now, q);
+                }
+                IoOp::Trim => {
+                    self.trim_page(lpa, now, q);
+                    self.page_done(slot, dram, q);
+                }
+            }
+        }
+        // After the command's own reads, so that its prefetches queue
+        // behind them.
+        if op == IoOp::Read && self.read_ahead.is_some() {
+            self.read_ahead_issue(lpa0, pages, now, q);
+        }
+    }
+
+    /// A host read of one page: from the write buffer, the read-ahead buffer
+    /// or flash.
+    fn read_page(&mut self, slot: u32, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        let dram = now + self.cfg.controller.dram_ns;
+        if self.buffer.holds(lpa) {
+            self.counters.buffer_read_hits += 1;
+            self.read_page_out(slot, dram, q);
+            return;
+        }
+        if self.read_ahead.is_some() && self.read_ahead_lookup(slot, lpa, now, q) {
+            return;
+        }
+        let ppa = self.ftl.lookup(lpa);
+        if ppa == NONE {
+            // Never written or trimmed: the controller returns zeroes.
+            self.counters.unmapped_reads += 1;
+            self.read_page_out(slot, dram, q);
+            return;
+        }
+        let die = self.layout.die_of_plane(self.layout.plane_of(ppa));
+        self.dies[die as usize]
+            .reads
+            .push_back(ReadTx { slot, lpa, ppa });
+        self.wake_for_read(die, now, q);
+    }
+
+    fn write_page(&mut self, slot: u32, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        if let Some(ra) = self.read_ahead.as_mut() {
+            ra.invalidate(lpa);
+        }
+        if self.buffer.must_wait(slot, lpa) {
+            self.counters.write_stalls += 1;
+            return;
+        }
+        self.buffer_write(slot, lpa, now, q);
+    }
+
+    /// Unmaps a page. A buffered copy not yet flushing is dropped (its
+    /// write-through waiters complete: the trim supersedes their data); one
+    /// being programmed is marked so that its commit maps nothing.
+    fn trim_page(&mut self, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        if let Some(ra) = self.read_ahead.as_mut() {
+            ra.invalidate(lpa);
+        }
+        let superseded = self.buffer.trim(lpa);
+        self.ftl.trim(lpa);
+        for (slot, _) in superseded {
+            self.page_done(slot, now, q);
+        }
+        self.admit_waiting(now, q);
+    }
+
+    pub(super) fn idle_dies_channel_first(&self) -> Vec<u32> {
+        let per_channel = self.layout.chips_per_channel * self.layout.dies_per_chip;
+        (0..self.layout.dies)
+            .map(|i| (i % self.layout.channels) * per_channel + i / self.layout.channels)
+            .filter(|&d| matches!(self.dies[d as usize].op, DieOp::Idle))
+            .collect()
+    }
+}

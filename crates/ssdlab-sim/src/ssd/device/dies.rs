@@ -1,0 +1,157 @@
+//! Die scheduling: starting an idle die's next operation in the die
+//! scheduler's order, timing variation, and finishing array operations.
+
+use super::{DevEvent, DieOp, JobKind, SimSsd};
+use crate::engine::{Ns, Timers};
+use crate::ssd::config::SlcCache;
+use crate::ssd::die_sched::{DieView, DieWork};
+use rand::Rng;
+
+impl SimSsd {
+    /// Starts the die's next operation if it is idle: a suspended program
+    /// first admits one read, then the die scheduler orders the rest.
+    pub(super) fn try_start(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        if !matches!(self.dies[die as usize].op, DieOp::Idle) {
+            return;
+        }
+        // A suspended program admits one read operation, then resumes (a
+        // later read may suspend it again).
+        if self.dies[die as usize].suspended.is_some() {
+            if self.dies[die as usize].suspend_read_done
+                || self.dies[die as usize].reads.is_empty()
+                || (self.read_ahead.is_some() && !self.has_host_read(die))
+            {
+                let (items, rem) = self.dies[die as usize].suspended.take().expect("checked");
+                return self.resume_program(die, items, rem, now, q);
+            }
+            self.dies[die as usize].suspend_read_done = true;
+            return self.start_read(die, now, q);
+        }
+        let d = &self.dies[die as usize];
+        let reads_queued = !d.reads.is_empty();
+        // The controller's own prefetches are not host reads.
+        let host_read_queued =
+            reads_queued && (self.read_ahead.is_none() || self.has_host_read(die));
+        let view = DieView {
+            die,
+            reads_queued,
+            host_read_queued,
+            host_turn: d.host_turn,
+        };
+        // Copied out so that the device may change while it tries them.
+        let mut order = [DieWork::Fold; 8];
+        let n = {
+            let o = self.die_scheduler.order(&view);
+            let n = o.len().min(order.len());
+            order[..n].copy_from_slice(&o[..n]);
+            n
+        };
+        for &work in &order[..n] {
+            if self.try_work(die, work, &view, now, q) {
+                return;
+            }
+        }
+    }
+
+    /// Starts `work` on the die if there is any; false when there is none.
+    fn try_work(
+        &mut self,
+        die: u32,
+        work: DieWork,
+        view: &DieView,
+        now: Ns,
+        q: &mut impl Timers<DevEvent>,
+    ) -> bool {
+        let job = match work {
+            DieWork::CriticalGc => self.next_gc(die, true),
+            DieWork::Gc => self.next_gc(die, false),
+            DieWork::Fold => self.next_fold(die),
+            DieWork::HostRead | DieWork::Prefetch => {
+                let wanted = match work {
+                    DieWork::HostRead => view.host_read_queued,
+                    _ => view.reads_queued && !view.host_read_queued,
+                };
+                if wanted {
+                    self.start_read(die, now, q);
+                }
+                return wanted;
+            }
+            DieWork::PacedHostProgram => {
+                return std::mem::take(&mut self.dies[die as usize].host_turn)
+                    && self.start_program(die, now, q);
+            }
+            DieWork::HostProgram => return self.start_program(die, now, q),
+        };
+        let Some(job) = job else {
+            return false;
+        };
+        self.start_job(die, job, now, q);
+        true
+    }
+
+    pub(super) fn planes_of(&self, die: u32) -> std::ops::Range<u32> {
+        let p = self.layout.planes_per_die;
+        die * p..die * p + p
+    }
+
+    /// Gives the die its next operation, ending at `at` (a new generation,
+    /// so the event of an operation it replaces is ignored).
+    pub(super) fn set_die_op(
+        &mut self,
+        die: u32,
+        op: DieOp,
+        at: Ns,
+        q: &mut impl Timers<DevEvent>,
+    ) {
+        let d = &mut self.dies[die as usize];
+        d.gen = d.gen.wrapping_add(1);
+        d.op = op;
+        q.schedule(at, DevEvent::DieDone { die, gen: d.gen });
+    }
+
+    /// The SLC-mode times when `block` runs in SLC mode.
+    pub(super) fn slc_mode(&self, block: u32) -> Option<&SlcCache> {
+        self.cfg
+            .slc_cache
+            .as_ref()
+            .filter(|_| self.ftl.is_slc(block))
+    }
+
+    /// A nominal array time with the configured spread applied.
+    pub(super) fn vary(&mut self, nominal: Ns) -> Ns {
+        let spread = self.cfg.timing.spread;
+        if spread == 0.0 {
+            return nominal;
+        }
+        let f: f64 = self.rng.gen_range(1.0 - spread..=1.0 + spread);
+        (nominal as f64 * f).round() as Ns
+    }
+
+    pub(super) fn on_die_done(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        let op = std::mem::replace(&mut self.dies[die as usize].op, DieOp::Idle);
+        match op {
+            DieOp::Program { items, .. } => {
+                for (lpa, ppa, version) in items {
+                    self.commit_flush(lpa, ppa, version, now, q);
+                }
+            }
+            DieOp::Job(mut job) => match job.quota.take() {
+                Some(pages) => {
+                    job.pages_left -= pages;
+                    self.dies[die as usize].paused_gc = Some(job);
+                }
+                None => self.ftl.erase(job.victim),
+            },
+            DieOp::Pausing(job) => {
+                let d = &mut self.dies[die as usize];
+                match job.kind {
+                    JobKind::Gc => d.paused_gc = Some(job),
+                    JobKind::Fold => d.paused_fold = Some(job),
+                }
+            }
+            DieOp::Read { .. } => unreachable!("array reads end with ReadArrayDone"),
+            DieOp::ReadOut | DieOp::Suspending | DieOp::Idle => {}
+        }
+        self.try_start(die, now, q);
+    }
+}
