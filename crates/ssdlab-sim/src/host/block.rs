@@ -34,15 +34,24 @@ pub struct BioDone {
     pub time: Ns,
 }
 
+/// A request's id in the host's events: 32 bits keep an event, and so the
+/// kernel's queue entries, small. Ids wrap after 2^32 requests, far more
+/// than can be in flight at once.
+pub type RequestId = u32;
+
+fn request_id(id: u64) -> RequestId {
+    RequestId::try_from(id).expect("request ids are issued below 2^32")
+}
+
 /// The host layer's own events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HostEvent {
     /// The driver rings the doorbell for a dispatched request.
-    DeviceSubmit(u64),
+    DeviceSubmit(RequestId),
     /// Completion processing of a request ends.
-    RequestDone(u64),
+    RequestDone(RequestId),
     /// The scheduler's timer (stale generations are ignored).
-    SchedTimer(u64),
+    SchedTimer(u32),
     /// An asynchronous run of the hardware queues (kblockd).
     RunQueues,
 }
@@ -76,8 +85,8 @@ pub struct BlockLayer {
     device_inflight: Vec<u32>,
     cpu_busy: Vec<Ns>,
     tracked: FxHashMap<u64, Tracked>,
-    next_rid: u64,
-    timer_gen: u64,
+    next_rid: RequestId,
+    timer_gen: u32,
     timer_at: Option<Ns>,
     async_run_pending: bool,
     page_size: u64,
@@ -216,17 +225,17 @@ impl BlockLayer {
     fn start_request(&mut self, bio: Bio, hq: u32, now: Ns) {
         self.tags_used[hq as usize] += 1;
         let rid = self.next_rid;
-        self.next_rid += 1;
+        // Ids wrap after 2^32 requests; 0 is the merge probe's.
+        self.next_rid = self.next_rid.checked_add(1).unwrap_or(1);
         self.counters.requests += 1;
-        let rq = request_of(&bio, rid, now);
-        self.tracked.insert(
-            rid,
-            Tracked {
-                bios: vec![bio],
-                hq,
-                rq: None,
-            },
-        );
+        let rq = request_of(&bio, u64::from(rid), now);
+        let tracked = Tracked {
+            bios: vec![bio],
+            hq,
+            rq: None,
+        };
+        let reused = self.tracked.insert(u64::from(rid), tracked);
+        assert!(reused.is_none(), "request id {rid} reused while in flight");
         self.sched.insert(rq, now);
     }
 
@@ -277,14 +286,14 @@ impl BlockLayer {
         self.counters.dispatched += 1;
         let total: u32 = self.device_inflight.iter().sum();
         self.counters.max_device_inflight = self.counters.max_device_inflight.max(total);
-        q.schedule(at, HostEvent::DeviceSubmit(rid));
+        q.schedule(at, HostEvent::DeviceSubmit(request_id(rid)));
     }
 
     fn arm_timer<Q: Timers<HostEvent>>(&mut self, now: Ns, q: &mut Q) {
         if let Some(t) = self.sched.next_timer() {
             let t = t.max(now);
             if self.timer_at.is_none_or(|cur| t < cur) {
-                self.timer_gen += 1;
+                self.timer_gen = self.timer_gen.wrapping_add(1);
                 self.timer_at = Some(t);
                 q.schedule(t, HostEvent::SchedTimer(self.timer_gen));
             }
@@ -300,8 +309,8 @@ impl BlockLayer {
         q: &mut Q,
     ) -> Option<IoCommand> {
         match ev {
-            HostEvent::DeviceSubmit(rid) => return Some(self.command_of(rid)),
-            HostEvent::RequestDone(rid) => self.request_done(rid, now, q),
+            HostEvent::DeviceSubmit(rid) => return Some(self.command_of(rid.into())),
+            HostEvent::RequestDone(rid) => self.request_done(rid.into(), now, q),
             HostEvent::RunQueues => {
                 self.async_run_pending = false;
                 self.run_queues(now, q);
@@ -351,7 +360,7 @@ impl BlockLayer {
             self.cpu_busy[hq].max(c.time)
         };
         self.cpu_busy[hq] = start + self.cfg.costs.complete_ns;
-        q.schedule(self.cpu_busy[hq], HostEvent::RequestDone(c.id));
+        q.schedule(self.cpu_busy[hq], HostEvent::RequestDone(request_id(c.id)));
     }
 
     fn request_done<Q: Timers<HostEvent>>(&mut self, rid: u64, now: Ns, q: &mut Q) {

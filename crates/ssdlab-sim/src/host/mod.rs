@@ -7,5 +7,5 @@
 mod block;
 mod config;
 
-pub use block::{Bio, BioDone, BlockLayer, HostCounters, HostEvent};
+pub use block::{Bio, BioDone, BlockLayer, HostCounters, HostEvent, RequestId};
 pub use config::{HostConfig, HostCosts};

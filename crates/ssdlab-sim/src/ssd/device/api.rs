@@ -45,12 +45,6 @@ impl SimSsd {
         }
     }
 
-    /// Starts the counters afresh (after preconditioning or a warm-up).
-    pub fn reset_stats(&mut self) {
-        self.counters = DeviceCounters::default();
-        self.ftl.counters = Default::default();
-    }
-
     /// Starts the device's own counters afresh, leaving the FTL's.
     pub fn reset_device_counters(&mut self) {
         self.counters = DeviceCounters::default();

@@ -38,15 +38,9 @@ impl SimSsd {
             host_read_queued,
             host_turn: d.host_turn,
         };
-        // Copied out so that the device may change while it tries them.
-        let mut order = [DieWork::Fold; 8];
-        let n = {
-            let o = self.die_scheduler.order(&view);
-            let n = o.len().min(order.len());
-            order[..n].copy_from_slice(&o[..n]);
-            n
-        };
-        for &work in &order[..n] {
+        // A static order: the device may change while it tries the kinds.
+        let order = self.die_scheduler.order(&view);
+        for &work in order {
             if self.try_work(die, work, &view, now, q) {
                 return;
             }

@@ -45,7 +45,7 @@ pub trait DieScheduler: Send {
     fn name(&self) -> &'static str;
 
     /// The work kinds to try, in order. A kind left out is not started.
-    fn order(&mut self, view: &DieView) -> &[DieWork];
+    fn order(&mut self, view: &DieView) -> &'static [DieWork];
 }
 
 /// Name, one-line description and constructor of every die scheduler.

@@ -23,7 +23,7 @@ impl DieScheduler for Priority {
         "priority"
     }
 
-    fn order(&mut self, _: &DieView) -> &[DieWork] {
+    fn order(&mut self, _: &DieView) -> &'static [DieWork] {
         ORDER
     }
 }

@@ -22,7 +22,7 @@ impl DieScheduler for ReadFirst {
         "read-first"
     }
 
-    fn order(&mut self, _: &DieView) -> &[DieWork] {
+    fn order(&mut self, _: &DieView) -> &'static [DieWork] {
         ORDER
     }
 }

@@ -62,19 +62,27 @@ fn is_numeric(cell: &str) -> bool {
 /// The table sits in a `div.table-wrap`, which scrolls sideways on its own
 /// when the table is wider than the page.
 pub fn table_html(headers: &[&str], rows: &[Vec<String>]) -> String {
+    table_with(headers, rows, escape)
+}
+
+/// A table whose headers and cells are rendered by `cell` (escaped text or
+/// inline Markdown), numeric cells right-aligned, in a sideways-scrolling
+/// `div.table-wrap`.
+fn table_with<H: AsRef<str>>(
+    headers: &[H],
+    rows: &[Vec<String>],
+    cell: fn(&str) -> String,
+) -> String {
     let mut s = String::from("<div class=\"table-wrap\">\n<table>\n<thead><tr>");
     for h in headers {
-        let _ = write!(s, "<th>{}</th>", escape(h));
+        let _ = write!(s, "<th>{}</th>", cell(h.as_ref()));
     }
     s.push_str("</tr></thead>\n<tbody>\n");
     for row in rows {
         s.push_str("<tr>");
-        for cell in row {
-            if is_numeric(cell) {
-                let _ = write!(s, "<td class=\"num\">{}</td>", escape(cell));
-            } else {
-                let _ = write!(s, "<td>{}</td>", escape(cell));
-            }
+        for c in row {
+            let class = if is_numeric(c) { " class=\"num\"" } else { "" };
+            let _ = write!(s, "<td{class}>{}</td>", cell(c));
         }
         s.push_str("</tr>\n");
     }
@@ -244,25 +252,7 @@ pub fn markdown_html(md: &str) -> String {
 
 /// A table from Markdown cells: like [`table_html`], with inline markup.
 fn markdown_table(headers: &[String], rows: &[Vec<String>]) -> String {
-    let mut s = String::from("<div class=\"table-wrap\">\n<table>\n<thead><tr>");
-    for h in headers {
-        let _ = write!(s, "<th>{}</th>", inline_markdown(h));
-    }
-    s.push_str("</tr></thead>\n<tbody>\n");
-    for row in rows {
-        s.push_str("<tr>");
-        for cell in row {
-            let class = if is_numeric(cell) {
-                " class=\"num\""
-            } else {
-                ""
-            };
-            let _ = write!(s, "<td{class}>{}</td>", inline_markdown(cell));
-        }
-        s.push_str("</tr>\n");
-    }
-    s.push_str("</tbody>\n</table>\n</div>\n");
-    s
+    table_with(headers, rows, inline_markdown)
 }
 
 /// The SVG of a figure file without its XML declaration, doctype or leading

@@ -1,11 +1,9 @@
-//! Unit tests of the HTML report, including an optional headless-Chromium
-//! rendering check.
+//! Unit tests of the HTML report (the headless-Chromium check is the
+//! integration test tests/html_report.rs).
 
 use super::*;
 use crate::k2::figures::{sample_rows, scratch_dir, write_figures};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 fn report(name: &str) -> (PathBuf, Vec<Figure>) {
     let dir = scratch_dir(name);
@@ -172,107 +170,5 @@ fn base64_matches_rfc4648_vectors() {
         ("foobar", "Zm9vYmFy"),
     ] {
         assert_eq!(base64(input.as_bytes()), want);
-    }
-}
-
-/// Runs a command with a time limit; returns its stdout, or None (with a
-/// note) if it failed or timed out.
-fn run_limited(cmd: &mut Command, limit: Duration) -> Option<Vec<u8>> {
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut stdout = child.stdout.take()?;
-    let reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = std::io::Read::read_to_end(&mut stdout, &mut buf);
-        buf
-    });
-    let start = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => {
-                let out = reader.join().ok()?;
-                if !status.success() {
-                    println!("note: {cmd:?} exited with {status}");
-                }
-                return Some(out);
-            }
-            Ok(None) if start.elapsed() < limit => {
-                std::thread::sleep(Duration::from_millis(100));
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                println!("note: {cmd:?} timed out");
-                return None;
-            }
-        }
-    }
-}
-
-fn chromium(profile: &Path) -> Command {
-    let mut c = Command::new("/usr/bin/chromium");
-    c.args([
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-    ])
-    .arg(format!("--user-data-dir={}", profile.display()));
-    c
-}
-
-/// Renders the report in headless Chromium when it is installed (skipped
-/// at run time otherwise). Set SSDLAB_KEEP_TEST_OUTPUT=1 to keep the
-/// screenshot for inspection.
-#[test]
-fn chromium_renders_the_report() {
-    let browser = Path::new("/usr/bin/chromium");
-    if !browser.exists() {
-        println!("note: /usr/bin/chromium not installed; skipping the browser check");
-        return;
-    }
-    let (path, figs) = report("chromium");
-    let dir = path.parent().unwrap().to_path_buf();
-    let url = format!("file://{}", path.display());
-    let shot = dir.join("shot.png");
-    let limit = Duration::from_secs(120);
-
-    let out = run_limited(
-        chromium(&dir.join("profile-shot"))
-            .arg(format!("--screenshot={}", shot.display()))
-            .arg("--window-size=1200,2000")
-            .arg(&url),
-        limit,
-    );
-    assert!(out.is_some(), "chromium screenshot run failed");
-    let size = std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0);
-    assert!(size > 20_000, "screenshot missing or trivial: {size} bytes");
-
-    let dom = run_limited(
-        chromium(&dir.join("profile-dom"))
-            .arg("--dump-dom")
-            .arg(&url),
-        limit,
-    )
-    .expect("chromium --dump-dom run failed");
-    let dom = String::from_utf8_lossy(&dom);
-    assert_eq!(
-        dom.matches("<svg").count(),
-        figs.len(),
-        "svg elements in DOM"
-    );
-    assert!(dom.contains("K2-1"));
-
-    if std::env::var_os("SSDLAB_KEEP_TEST_OUTPUT").is_some() {
-        println!("kept {}", shot.display());
-    } else {
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
