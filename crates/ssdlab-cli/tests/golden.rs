@@ -64,13 +64,16 @@ fn simulated_part(out: &str) -> String {
 
 fn run_case(case: &Case, scratch: &Path) -> String {
     let out_dir = scratch.join(&case.name);
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ssdlab-trace/tests/data");
+    // Paths relative to the repository root (the working directory), so that
+    // a report that echoes a file name is the same in every checkout.
+    let dir = "crates/ssdlab-cli/tests/golden";
+    let data = "crates/ssdlab-trace/tests/data";
     let args: Vec<String> = case
         .args
         .iter()
         .map(|a| {
-            a.replace("{dir}", golden_dir().to_str().unwrap())
-                .replace("{data}", data.to_str().unwrap())
+            a.replace("{dir}", dir)
+                .replace("{data}", data)
                 .replace("{out}", out_dir.to_str().unwrap())
         })
         .collect();
