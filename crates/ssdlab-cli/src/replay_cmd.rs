@@ -9,9 +9,10 @@ use std::path::PathBuf;
 pub struct Args {
     /// The block trace (read as a stream; any size).
     trace: PathBuf,
-    /// blkparse, msr, spc, mqsim or fio-iolog.
+    /// blkparse, msr, spc, mqsim or fio-iolog (default: detected from the
+    /// first lines, and said on stderr).
     #[arg(long)]
-    format: String,
+    format: Option<String>,
     #[command(flatten)]
     sim: SimArgs,
     /// Divide the recorded inter-arrival times by this (2 = twice as fast).
@@ -39,7 +40,6 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<(), InputError> {
-    let format = crate::trace_cmd::parse_format(&a.format)?;
     if !(a.time_scale > 0.0 && a.time_scale.is_finite()) {
         return Err(InputError::invalid(
             "--time-scale",
@@ -71,6 +71,22 @@ pub fn run(a: Args) -> Result<(), InputError> {
             _ => TimeUnit::Us,
         },
         ..ReadOptions::default()
+    };
+    let format = match &a.format {
+        Some(name) => crate::trace_cmd::parse_format(name)?,
+        None => {
+            let d = ssdlab_trace::detect(&a.trace, &read)
+                .map_err(|e| InputError::invalid("--format", format!("not given, and {e}")))?;
+            eprintln!(
+                "ssdlab: {}: format {} detected ({} requests in the first {} lines); \
+                 give --format to choose another",
+                a.trace.display(),
+                d.format.name(),
+                d.records,
+                d.lines
+            );
+            d.format
+        }
     };
     let feed = TraceFeed::open(ReplayOptions {
         path: a.trace.clone(),

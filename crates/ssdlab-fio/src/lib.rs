@@ -47,6 +47,11 @@ pub use spec::{
     RwMode, RwSequencer, SizeSpec, DEFAULT_PERCENTILES,
 };
 
+/// The longest time a job file may give (100 years in ns). Every time option
+/// above it is refused when the file is read, so that the simulator's sums
+/// of times never leave its integer clock.
+pub const MAX_TIME_NS: u64 = 100 * 365 * 86_400 * 1_000_000_000;
+
 /// Parser switches.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ParseOptions {

@@ -3,7 +3,11 @@
 //! Values are nanoseconds. Values below 128 are stored exactly; above,
 //! each power of two is split into 64 buckets, so a bucket's midpoint is
 //! within 1/128 of any value in it. 29 groups cover values below 2^34 ns
-//! (~17.2 s); anything larger lands in the last bucket, as in fio.
+//! (~17.2 s); fio puts anything larger in the last bucket. ssdlab keeps
+//! fio's 1856 buckets unchanged and continues the same scheme beyond them
+//! in a sparse list ([`FioHistogram::beyond`]), so percentiles stay right
+//! at any latency up to `u64::MAX` ns while memory grows only with the
+//! buckets actually used.
 
 use serde::{Deserialize, Serialize};
 
@@ -39,6 +43,35 @@ pub fn plat_val_to_idx(val: u64) -> usize {
     let base = ((error_bits + 1) as usize) << FIO_IO_U_PLAT_BITS;
     let offset = ((val >> error_bits) as usize) & (FIO_IO_U_PLAT_VAL - 1);
     (base + offset).min(FIO_IO_U_PLAT_NR - 1)
+}
+
+/// Bucket index of a value in fio's scheme continued past its 29 groups
+/// (equal to [`plat_val_to_idx`] below `2^34` ns; at most 3775).
+pub fn plat_val_to_ext_idx(val: u64) -> usize {
+    let msb = if val == 0 {
+        0
+    } else {
+        63 - val.leading_zeros()
+    };
+    if msb <= FIO_IO_U_PLAT_BITS {
+        return val as usize;
+    }
+    let error_bits = msb - FIO_IO_U_PLAT_BITS;
+    let base = ((error_bits + 1) as usize) << FIO_IO_U_PLAT_BITS;
+    base + (((val >> error_bits) as usize) & (FIO_IO_U_PLAT_VAL - 1))
+}
+
+/// Midpoint of a bucket of the continued scheme (equal to
+/// [`plat_idx_to_val`] inside fio's range), saturating at `u64::MAX`.
+pub fn plat_ext_idx_to_val(idx: usize) -> u64 {
+    if idx < (FIO_IO_U_PLAT_VAL << 1) {
+        return idx as u64;
+    }
+    let error_bits = (idx >> FIO_IO_U_PLAT_BITS) as u32 - 1;
+    let base = 1u128 << (error_bits + FIO_IO_U_PLAT_BITS).min(127);
+    let k = (idx % FIO_IO_U_PLAT_VAL) as u128;
+    let v = base + ((2 * k + 1) << (error_bits - 1));
+    u64::try_from(v).unwrap_or(u64::MAX)
 }
 
 /// Representative value of a bucket: its midpoint (fio's `plat_idx_to_val`).
@@ -112,8 +145,14 @@ impl LatDist {
 /// fio's latency histogram plus exact and fio-style running statistics.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FioHistogram {
-    /// `FIO_IO_U_PLAT_NR` bucket counts.
+    /// fio's `FIO_IO_U_PLAT_NR` bucket counts for values below `2^34` ns;
+    /// empty until the first value is recorded (an unused direction costs
+    /// nothing).
     pub buckets: Vec<u64>,
+    /// `(bucket, count)` for values of `2^34` ns and more, in the continued
+    /// scheme of [`plat_val_to_ext_idx`], sorted by bucket.
+    #[serde(default)]
+    pub beyond: Vec<(u16, u64)>,
     /// fio's `io_stat`: min, max, online mean and sum of squared deviations.
     pub stat: IoStat,
     /// Exact sum of recorded values.
@@ -133,7 +172,8 @@ impl Default for FioHistogram {
 impl FioHistogram {
     pub fn new() -> Self {
         FioHistogram {
-            buckets: vec![0; FIO_IO_U_PLAT_NR],
+            buckets: Vec::new(),
+            beyond: Vec::new(),
             stat: IoStat::new(),
             sum: 0,
             sum_sq: 0,
@@ -143,7 +183,15 @@ impl FioHistogram {
 
     /// Record one latency in nanoseconds.
     pub fn record(&mut self, ns: u64) {
-        self.buckets[plat_val_to_idx(ns)] += 1;
+        let idx = plat_val_to_ext_idx(ns);
+        if idx < FIO_IO_U_PLAT_NR {
+            if self.buckets.is_empty() {
+                self.buckets = vec![0; FIO_IO_U_PLAT_NR];
+            }
+            self.buckets[idx] += 1;
+        } else {
+            add_beyond(&mut self.beyond, idx as u16, 1);
+        }
         self.stat.add(ns);
         self.sum += ns as u128;
         let sq = (ns as u128).saturating_mul(ns as u128);
@@ -153,8 +201,14 @@ impl FioHistogram {
 
     /// Add another histogram's samples (fio's `sum_stat` + bucket sums).
     pub fn merge(&mut self, other: &FioHistogram) {
+        if self.buckets.is_empty() && !other.buckets.is_empty() {
+            self.buckets = vec![0; FIO_IO_U_PLAT_NR];
+        }
         for (a, b) in self.buckets.iter_mut().zip(other.buckets.iter()) {
             *a += b;
+        }
+        for &(idx, c) in &other.beyond {
+            add_beyond(&mut self.beyond, idx, c);
         }
         self.stat.merge(&other.stat);
         self.sum += other.sum;
@@ -219,10 +273,12 @@ impl FioHistogram {
         let mut out = Vec::with_capacity(plist.len());
         let mut sum: u64 = 0;
         let mut j = 0;
-        'walk: for (i, &c) in self.buckets.iter().enumerate() {
+        let fio_range = self.buckets.iter().copied().enumerate();
+        let beyond = self.beyond.iter().map(|&(i, c)| (i as usize, c));
+        'walk: for (i, c) in fio_range.chain(beyond) {
             sum += c;
             while reached(sum, plist[j], nr) {
-                out.push((plist[j], plat_idx_to_val(i)));
+                out.push((plist[j], plat_ext_idx_to_val(i)));
                 j += 1;
                 if j == plist.len() {
                     break 'walk;
@@ -230,6 +286,27 @@ impl FioHistogram {
             }
         }
         out
+    }
+
+    /// fio's bucket counts (`FIO_IO_U_PLAT_NR` of them, values past fio's
+    /// range in the last bucket, as fio keeps them): for a `json+` style
+    /// dump that must match fio's layout.
+    pub fn fio_buckets(&self) -> Vec<u64> {
+        let mut b = if self.buckets.is_empty() {
+            vec![0; FIO_IO_U_PLAT_NR]
+        } else {
+            self.buckets.clone()
+        };
+        b[FIO_IO_U_PLAT_NR - 1] += self.beyond.iter().map(|e| e.1).sum::<u64>();
+        b
+    }
+}
+
+/// Adds `count` to bucket `idx` of a sorted sparse list.
+fn add_beyond(v: &mut Vec<(u16, u64)>, idx: u16, count: u64) {
+    match v.binary_search_by_key(&idx, |e| e.0) {
+        Ok(i) => v[i].1 += count,
+        Err(i) => v.insert(i, (idx, count)),
     }
 }
 

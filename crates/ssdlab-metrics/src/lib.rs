@@ -24,9 +24,9 @@ pub mod text;
 
 pub use csv::timeseries_csv;
 pub use hist::{
-    plat_idx_to_val, plat_val_to_idx, FioHistogram, LatDist, DEFAULT_PERCENTILES,
-    FIO_IO_U_LIST_MAX_LEN, FIO_IO_U_PLAT_BITS, FIO_IO_U_PLAT_GROUP_NR, FIO_IO_U_PLAT_NR,
-    FIO_IO_U_PLAT_VAL,
+    plat_ext_idx_to_val, plat_idx_to_val, plat_val_to_ext_idx, plat_val_to_idx, FioHistogram,
+    LatDist, DEFAULT_PERCENTILES, FIO_IO_U_LIST_MAX_LEN, FIO_IO_U_PLAT_BITS,
+    FIO_IO_U_PLAT_GROUP_NR, FIO_IO_U_PLAT_NR, FIO_IO_U_PLAT_VAL,
 };
 pub use sampler::{SampleSeries, SampleWindow, Sampler, FIO_DEFAULT_AVG_TIME_NS};
 pub use stats::{

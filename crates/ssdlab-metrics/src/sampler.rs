@@ -17,6 +17,10 @@ const SECOND_NS: u64 = 1_000_000_000;
 
 /// Accumulates completed I/Os per window and per second.
 ///
+/// Only windows and seconds that saw an I/O are stored, so memory grows
+/// with the work done, never with the simulated span (a job that thinks
+/// for a simulated year costs nothing here).
+///
 /// `Sampler { window_ns: 250_000_000, ..Default::default() }` works; the
 /// default is fio's 500 ms window starting at time 0.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -25,10 +29,10 @@ pub struct Sampler {
     pub window_ns: u64,
     /// Time origin of the windows (e.g. the end of ramp time).
     pub start_ns: u64,
-    /// `(bytes, ios)` per window since `start_ns`.
-    pub windows: Vec<(u64, u64)>,
-    /// `(bytes, ios)` per second since `start_ns`.
-    pub seconds: Vec<(u64, u64)>,
+    /// `(window index, bytes, ios)` for every window with data, by index.
+    pub windows: Vec<(u64, u64, u64)>,
+    /// `(second, bytes, ios)` for every second with data, by second.
+    pub seconds: Vec<(u64, u64, u64)>,
 }
 
 impl Default for Sampler {
@@ -49,7 +53,10 @@ pub struct SampleWindow {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SampleSeries {
     pub window_ns: u64,
-    /// Every full window, including empty ones.
+    /// How many full windows the run spans (with data or not).
+    pub full_windows: u64,
+    /// Every full window with data, in time order (empty windows are left
+    /// out: fio takes no sample for them).
     pub windows: Vec<SampleWindow>,
     /// fio's bandwidth samples, KiB/s (`bytes·1000/ms/1024`, truncated),
     /// one per full window with bytes.
@@ -100,20 +107,15 @@ impl Sampler {
     pub fn add_ios(&mut self, now_ns: u64, bytes: u64, ios: u64) {
         assert!(self.window_ns > 0, "sample window must be positive");
         let rel = now_ns.saturating_sub(self.start_ns);
-        bump(
-            &mut self.windows,
-            (rel / self.window_ns) as usize,
-            bytes,
-            ios,
-        );
-        bump(&mut self.seconds, (rel / SECOND_NS) as usize, bytes, ios);
+        bump(&mut self.windows, rel / self.window_ns, bytes, ios);
+        bump(&mut self.seconds, rel / SECOND_NS, bytes, ios);
     }
 
     /// Total bytes and I/Os added.
     pub fn totals(&self) -> (u64, u64) {
         self.windows
             .iter()
-            .fold((0, 0), |(b, i), &(wb, wi)| (b + wb, i + wi))
+            .fold((0, 0), |(b, i), &(_, wb, wi)| (b + wb, i + wi))
     }
 
     /// The per-window series for a run ending at `end_ns`.
@@ -122,15 +124,20 @@ impl Sampler {
     /// If `window_ns` is 0.
     pub fn finish(&self, end_ns: u64) -> SampleSeries {
         assert!(self.window_ns > 0, "sample window must be positive");
-        let full = (end_ns.saturating_sub(self.start_ns) / self.window_ns) as usize;
+        let full = end_ns.saturating_sub(self.start_ns) / self.window_ns;
         let mut s = SampleSeries {
             window_ns: self.window_ns,
+            full_windows: full,
             ..Default::default()
         };
-        for k in 0..full {
-            let (bytes, ios) = self.windows.get(k).copied().unwrap_or((0, 0));
+        for &(k, bytes, ios) in &self.windows {
+            if k >= full {
+                s.tail_bytes += bytes;
+                s.tail_ios += ios;
+                continue;
+            }
             s.windows.push(SampleWindow {
-                start_ns: self.start_ns + k as u64 * self.window_ns,
+                start_ns: self.start_ns + k * self.window_ns,
                 bytes,
                 ios,
             });
@@ -143,28 +150,48 @@ impl Sampler {
                 s.iops.push(iops as u64);
             }
         }
-        for &(b, i) in self.windows.iter().skip(full) {
-            s.tail_bytes += b;
-            s.tail_ios += i;
-        }
         s
     }
 
-    /// `(second, bytes, ios)` for every second from the start up to the
-    /// last second with data, zeros included (for CSV time series).
+    /// `(second, bytes, ios)` rows for a CSV time series, from the start
+    /// to the last second with data. A stretch of seconds without I/O is
+    /// written as its first and last second, both zero, so a plot drops to
+    /// zero and stays there while the file stays proportional to the work.
     pub fn per_second_series(&self) -> Vec<(u64, u64, u64)> {
-        self.seconds
-            .iter()
-            .enumerate()
-            .map(|(s, &(b, i))| (s as u64, b, i))
-            .collect()
+        let mut rows = Vec::with_capacity(self.seconds.len());
+        let mut next = 0u64;
+        for &(sec, b, i) in &self.seconds {
+            if sec > next {
+                rows.push((next, 0, 0));
+                if sec - 1 > next {
+                    rows.push((sec - 1, 0, 0));
+                }
+            }
+            rows.push((sec, b, i));
+            next = sec + 1;
+        }
+        rows
     }
 }
 
-fn bump(v: &mut Vec<(u64, u64)>, idx: usize, bytes: u64, ios: u64) {
-    if v.len() <= idx {
-        v.resize(idx + 1, (0, 0));
-    }
-    v[idx].0 += bytes;
-    v[idx].1 += ios;
+/// Adds to the entry for `idx`, keeping `v` sorted by index. Completions
+/// arrive in time order, so this is almost always a bump of the last entry
+/// or a push.
+fn bump(v: &mut Vec<(u64, u64, u64)>, idx: u64, bytes: u64, ios: u64) {
+    let at = match v.last() {
+        Some(&(last, _, _)) if last == idx => v.len() - 1,
+        Some(&(last, _, _)) if last > idx => match v.binary_search_by_key(&idx, |e| e.0) {
+            Ok(at) => at,
+            Err(at) => {
+                v.insert(at, (idx, 0, 0));
+                at
+            }
+        },
+        _ => {
+            v.push((idx, 0, 0));
+            v.len() - 1
+        }
+    };
+    v[at].1 += bytes;
+    v[at].2 += ios;
 }

@@ -195,3 +195,81 @@ proptest! {
         prop_assert_eq!(h.percentiles(&plist), naive_percentiles(&values, &plist));
     }
 }
+
+/// `naive_bucket` without fio's clamp at 2^34 ns.
+fn naive_ext_rep(v: u64) -> u64 {
+    if v < 128 {
+        return v;
+    }
+    let e = 63 - v.leading_zeros() - 6;
+    let lo = 1u128 << (e + 6);
+    let k = (v as u128 - lo) >> e;
+    u64::try_from(lo + k * (1u128 << e) + (1u128 << (e - 1))).unwrap_or(u64::MAX)
+}
+
+#[test]
+fn percentiles_are_right_past_seventeen_seconds() {
+    // Once every percentile of a run with 30 s latencies read 17113 ms.
+    let mut h = FioHistogram::new();
+    for _ in 0..99 {
+        h.record(30_000_000_000);
+    }
+    h.record(3_600_000_000_000);
+    let p = h.percentiles(&[50.0, 100.0]);
+    let rel = |got: u64, want: f64| (got as f64 - want).abs() / want;
+    assert!(rel(p[0].1, 3e10) < 1.0 / 128.0, "{p:?}");
+    assert!(rel(p[1].1, 3.6e12) < 1.0 / 128.0, "{p:?}");
+    // fio's own bucket layout keeps them in its last bucket.
+    let fio = h.fio_buckets();
+    assert_eq!(fio.len(), FIO_IO_U_PLAT_NR);
+    assert_eq!(fio[FIO_IO_U_PLAT_NR - 1], 100);
+    assert!(h.buckets.is_empty(), "nothing below 2^34 ns was recorded");
+}
+
+#[test]
+fn an_unused_histogram_holds_no_buckets() {
+    let h = FioHistogram::new();
+    assert!(h.buckets.is_empty() && h.beyond.is_empty());
+    assert_eq!(h.percentiles(&DEFAULT_PERCENTILES), vec![]);
+    let mut m = FioHistogram::new();
+    m.merge(&h);
+    assert!(m.buckets.is_empty());
+}
+
+#[test]
+fn the_largest_value_has_a_bucket() {
+    let mut h = FioHistogram::new();
+    h.record(u64::MAX);
+    assert_eq!(plat_val_to_ext_idx(u64::MAX), 3775);
+    let p = h.percentiles(&[50.0]);
+    assert!(p[0].1 > 1u64 << 63, "{p:?}");
+}
+
+proptest! {
+    #[test]
+    fn continued_scheme_agrees_with_fio_inside_its_range(v in 0u64..(1u64 << 34)) {
+        prop_assert_eq!(plat_val_to_ext_idx(v), plat_val_to_idx(v));
+        prop_assert_eq!(plat_ext_idx_to_val(plat_val_to_ext_idx(v)), plat_idx_to_val(plat_val_to_idx(v)));
+    }
+
+    #[test]
+    fn percentiles_match_naive_at_any_latency(
+        values in proptest::collection::vec(
+            prop_oneof![0u64..(1u64 << 34), (1u64 << 34)..u64::MAX], 1..300),
+    ) {
+        let mut h = FioHistogram::new();
+        for &v in &values { h.record(v); }
+        let plist = [1.0, 25.0, 50.0, 75.0, 99.0, 100.0];
+        let mut sorted = values.clone();
+        sorted.sort_unstable();
+        let n = sorted.len() as f64;
+        let want: Vec<(f64, u64)> = plist
+            .iter()
+            .map(|&p| {
+                let r = (1..=sorted.len()).find(|&r| r as f64 >= p / 100.0 * n).unwrap();
+                (p, naive_ext_rep(sorted[r - 1]))
+            })
+            .collect();
+        prop_assert_eq!(h.percentiles(&plist), want);
+    }
+}

@@ -30,8 +30,9 @@ fn rates_follow_fio_and_empty_windows_are_skipped() {
         s.add(1_000_000_000 + i, 4096);
     }
     let r = s.finish(1_600_000_000); // 3 full windows, 100 ms tail
-    assert_eq!(r.windows.len(), 3);
-    assert_eq!(r.windows[1].bytes, 0);
+    assert_eq!(r.full_windows, 3);
+    assert_eq!(r.windows.len(), 2, "the empty window is not stored");
+    assert_eq!(r.windows[1].start_ns, 1_000_000_000);
     // 4_096_000 B in 500 ms -> 8_192_000 B/s -> 8000 KiB/s
     assert_eq!(r.bw_kib_s, vec![8000, 80]);
     assert_eq!(r.iops, vec![2000, 20]);
@@ -50,7 +51,8 @@ fn struct_literal_with_default() {
     };
     s.add(260_000_000, 1024);
     let r = s.finish(500_000_000);
-    assert_eq!(r.windows.len(), 2);
+    assert_eq!(r.full_windows, 2);
+    assert_eq!(r.windows.len(), 1);
     assert_eq!(r.bw_kib_s, vec![4]);
     assert_eq!(Sampler::default().window_ns, FIO_DEFAULT_AVG_TIME_NS);
 }
@@ -74,12 +76,12 @@ fn start_offset_and_per_second_series() {
         vec![(0, 10, 1), (1, 20, 1), (2, 120, 2)]
     );
     let r = s.finish(5_000_000_000);
-    assert_eq!(r.windows.len(), 6);
-    assert_eq!(r.windows[0].start_ns, 2_000_000_000);
-    assert_eq!(r.windows[0].bytes, 10);
-    assert_eq!(r.windows[3].bytes, 20);
-    assert_eq!(r.windows[4].bytes, 40);
-    assert_eq!(r.windows[5].bytes, 80);
+    assert_eq!(r.full_windows, 6);
+    let at = |k: usize| (r.windows[k].start_ns, r.windows[k].bytes);
+    assert_eq!(at(0), (2_000_000_000, 10));
+    assert_eq!(at(1), (3_500_000_000, 20));
+    assert_eq!(at(2), (4_000_000_000, 40));
+    assert_eq!(at(3), (4_500_000_000, 80));
 }
 
 proptest! {
@@ -99,14 +101,49 @@ proptest! {
         prop_assert_eq!(in_windows + r.tail_bytes, total);
         let ios: u64 = r.windows.iter().map(|w| w.ios).sum();
         prop_assert_eq!(ios + r.tail_ios, events.len() as u64);
-        prop_assert_eq!(r.windows.len() as u64, end / window);
+        prop_assert_eq!(r.full_windows, end / window);
+        prop_assert!(r.windows.iter().all(|w| w.ios > 0));
+        prop_assert!(r.windows.windows(2).all(|p| p[0].start_ns < p[1].start_ns));
         let per_sec: u64 = s.per_second_series().iter().map(|x| x.1).sum();
         prop_assert_eq!(per_sec, total);
         prop_assert_eq!(s.totals(), (total, events.len() as u64));
         // one fio sample per non-empty full window
         let nonempty = r.windows.iter().filter(|w| w.bytes > 0).count();
+        prop_assert!(s.windows.len() <= events.len());
+        prop_assert!(s.per_second_series().len() <= 3 * events.len());
         prop_assert_eq!(r.bw_kib_s.len(), nonempty);
     }
+}
+
+#[test]
+fn memory_follows_the_work_not_the_span() {
+    // Two I/Os a simulated century apart: two windows and two seconds kept.
+    let mut s = Sampler::fio_default();
+    let century = 100 * 365 * 86_400 * 1_000_000_000u64;
+    s.add(0, 4096);
+    s.add(century, 4096);
+    assert_eq!((s.windows.len(), s.seconds.len()), (2, 2));
+    let r = s.finish(century + 1_000_000_000);
+    assert_eq!(r.windows.len(), 2);
+    assert_eq!(r.full_windows, 2 * century / 1_000_000_000 + 2);
+    let rows = s.per_second_series();
+    let last = century / 1_000_000_000;
+    assert_eq!(
+        rows,
+        vec![(0, 4096, 1), (1, 0, 0), (last - 1, 0, 0), (last, 4096, 1)]
+    );
+}
+
+#[test]
+fn out_of_order_adds_land_in_their_window() {
+    let mut s = Sampler::new(1_000_000_000);
+    s.add(5_000_000_000, 1);
+    s.add(1_000_000_000, 2);
+    s.add(5_500_000_000, 4);
+    s.add(1_000_000_001, 8);
+    let r = s.finish(10_000_000_000);
+    let got: Vec<_> = r.windows.iter().map(|w| (w.start_ns, w.bytes)).collect();
+    assert_eq!(got, vec![(1_000_000_000, 10), (5_000_000_000, 5)]);
 }
 
 #[test]

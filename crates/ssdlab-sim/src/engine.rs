@@ -8,6 +8,12 @@ use std::collections::BinaryHeap;
 /// Simulated time in nanoseconds.
 pub type Ns = u64;
 
+/// The longest simulated time (100 years). Job files and traces refuse
+/// times beyond it, and a run whose clock would pass it stops with an error,
+/// so sums of times never overflow the clock.
+pub const MAX_TIME_NS: Ns = ssdlab_fio::MAX_TIME_NS;
+const _: () = assert!(ssdlab_fio::MAX_TIME_NS == ssdlab_trace::MAX_TIME_NS);
+
 struct Entry<E> {
     time: Ns,
     seq: u64,

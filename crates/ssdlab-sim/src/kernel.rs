@@ -7,7 +7,7 @@
 //! Events are delivered earliest first; simultaneous events in the order they
 //! were scheduled, so a run is deterministic.
 
-use crate::engine::{EventQueue, Ns, Timers};
+use crate::engine::{EventQueue, Ns, Timers, MAX_TIME_NS};
 use crate::host::{Bio, BioDone, BlockLayer, HostEvent};
 use crate::ssd::device::{CommandError, IoCommand, IoCompletion};
 
@@ -168,9 +168,10 @@ pub trait Workload {
     /// A bio it submitted has ended (host path).
     fn bio_done<D: Device>(&mut self, _done: BioDone, _cx: &mut Ctx<'_, D>) {}
 
-    /// The host path made progress (requests completed, tags freed): sources
-    /// blocked on a tag may try again.
-    fn host_progress<D: Device>(&mut self, _cx: &mut Ctx<'_, D>) {}
+    /// Source `source`'s last bio waiting for a tag got one: a source that
+    /// was blocked on the tag may issue again. Called in source order when
+    /// several are unblocked by one event.
+    fn unblocked<D: Device>(&mut self, _source: u32, _cx: &mut Ctx<'_, D>) {}
 
     /// A command it submitted straight to the device has completed.
     fn command_done<D: Device>(&mut self, _c: IoCompletion, _cx: &mut Ctx<'_, D>) {}
@@ -192,7 +193,9 @@ pub struct Simulation<D: Device> {
     seed: u64,
     completions: Vec<IoCompletion>,
     ended: Vec<BioDone>,
+    unblocked: Vec<u32>,
     events: u64,
+    past_time_limit: bool,
 }
 
 impl<D: Device> Simulation<D> {
@@ -205,7 +208,9 @@ impl<D: Device> Simulation<D> {
             seed,
             completions: Vec::new(),
             ended: Vec::new(),
+            unblocked: Vec::new(),
             events: 0,
+            past_time_limit: false,
         }
     }
 
@@ -215,6 +220,12 @@ impl<D: Device> Simulation<D> {
 
     pub fn seed(&self) -> u64 {
         self.seed
+    }
+
+    /// Whether a run stopped because its next event lay beyond
+    /// [`MAX_TIME_NS`] (the workload is then unfinished).
+    pub fn past_time_limit(&self) -> bool {
+        self.past_time_limit
     }
 
     /// Events processed so far.
@@ -249,6 +260,10 @@ impl<D: Device> Simulation<D> {
             return;
         }
         while let Some((now, ev)) = self.queue.pop() {
+            if now > MAX_TIME_NS {
+                self.past_time_limit = true;
+                break;
+            }
             self.events += 1;
             self.dispatch(ev, now, w);
             if w.is_done() {
@@ -267,6 +282,10 @@ impl<D: Device> Simulation<D> {
         w.start(&mut self.ctx(now));
         while !w.is_done() && self.queue.peek_time().is_some_and(|t| t < end) {
             let (now, ev) = self.queue.pop().expect("an event was peeked");
+            if now > MAX_TIME_NS {
+                self.past_time_limit = true;
+                break;
+            }
             self.events += 1;
             self.dispatch(ev, now, w);
         }
@@ -322,12 +341,21 @@ impl<D: Device> Simulation<D> {
                         .expect("requests lie inside the device");
                 }
                 host.take_ended(&mut self.ended);
+                host.take_unblocked(&mut self.unblocked);
                 let mut ended = std::mem::take(&mut self.ended);
                 for d in ended.drain(..) {
                     w.bio_done(d, &mut self.ctx(now));
                 }
                 self.ended = ended;
-                w.host_progress(&mut self.ctx(now));
+                if self.unblocked.is_empty() {
+                    return;
+                }
+                let mut unblocked = std::mem::take(&mut self.unblocked);
+                unblocked.sort_unstable();
+                for source in unblocked.drain(..) {
+                    w.unblocked(source, &mut self.ctx(now));
+                }
+                self.unblocked = unblocked;
             }
             Event::Work(e) => w.on_event(e, &mut self.ctx(now)),
         }

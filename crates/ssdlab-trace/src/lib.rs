@@ -19,6 +19,7 @@
 //! reading back gives the same records up to the format's resolution
 //! ([`Format::quantize`]).
 
+mod detect;
 mod error;
 mod lines;
 mod parse;
@@ -27,7 +28,12 @@ pub mod synth;
 mod types;
 mod write;
 
+pub use detect::{detect, fits, Detected, Fit, DETECT_LINES};
 pub use error::{ParseFormatError, TraceError};
+
+/// The latest time a trace record may carry (100 years in ns, the same
+/// limit as job files): a record beyond it is a malformed line.
+pub const MAX_TIME_NS: u64 = 100 * 365 * 86_400 * 1_000_000_000;
 pub use reader::{open, TraceReader};
 pub use synth::{
     profile, write_trace, Profile, Synth, SynthOptions, TraceStats, OVERWRITE_RING, PAGE_BYTES,

@@ -241,10 +241,15 @@ fn blkparse(line: &str, ctx: &Ctx) -> Outcome {
     }
     let time = parse_seconds("time", f[3])?;
     let rwbs = f[6];
-    if !rwbs.bytes().all(|b| b.is_ascii_uppercase()) {
+    // The letters blktrace writes (kernel/trace/blktrace.c, blk_fill_rwbs):
+    // F flush/FUA, W R D E N operation, A readahead, S sync, M metadata.
+    if rwbs.is_empty() || !rwbs.bytes().all(|b| b"FWRDENASM".contains(&b)) {
         return Err(bad(
             "rwbs",
-            format!("not an RWBS flag string: {}", show(rwbs)),
+            format!(
+                "not an RWBS flag string (letters F W R D E N A S M): {}",
+                show(rwbs)
+            ),
         ));
     }
     let op = if rwbs.contains(['D', 'E']) {

@@ -33,6 +33,9 @@ struct LineParser {
     filter: Result<DeviceFilter, String>,
     state: ParseState,
     msr_base: Option<u64>,
+    /// Lines of the format that are not requests (other blkparse events,
+    /// flushes, headers, other devices).
+    ignored: u64,
 }
 
 impl<R: BufRead> TraceReader<R> {
@@ -47,6 +50,7 @@ impl<R: BufRead> TraceReader<R> {
                 filter,
                 state: ParseState::default(),
                 msr_base: None,
+                ignored: 0,
             },
             name: name.to_string(),
             skipped: 0,
@@ -58,6 +62,13 @@ impl<R: BufRead> TraceReader<R> {
     /// Malformed lines skipped so far (with `skip_bad_lines`).
     pub fn skipped(&self) -> u64 {
         self.skipped
+    }
+
+    /// Lines read that are well formed but are not requests (other blkparse
+    /// events, flushes, headers, other devices); blank and comment lines
+    /// are not counted.
+    pub fn ignored(&self) -> u64 {
+        self.parser.ignored
     }
 
     /// Records yielded so far.
@@ -132,6 +143,7 @@ impl LineParser {
             filter,
         };
         let Some(p) = parse::parse_line(self.format, text, &ctx, &mut self.state)? else {
+            self.ignored += 1;
             return Ok(None);
         };
         let time_ns = match p.time {
@@ -150,6 +162,15 @@ impl LineParser {
                 })?
             }
         };
+        if time_ns > crate::MAX_TIME_NS {
+            return Err(Bad {
+                field: "time",
+                message: format!(
+                    "{:.0} s after the first record, beyond the longest simulated time (100 years)",
+                    time_ns as f64 / 1e9
+                ),
+            });
+        }
         Ok(Some(TraceRecord {
             time_ns,
             op: p.op,

@@ -305,6 +305,20 @@ impl Synth {
         if !(p.iops.is_finite() && p.iops > 0.0) {
             return Err(format!("profile {n}: iops = {} must be > 0", p.iops));
         }
+        // The arrival times are a sum of exponential gaps: the mean plus ten
+        // standard deviations (and room for a few long gaps) must stay
+        // within the longest time a trace may carry.
+        let n_req = o.requests as f64;
+        let span_ns = (n_req + 10.0 * n_req.sqrt() + 50.0) * 1e9 / p.iops;
+        if span_ns > crate::MAX_TIME_NS as f64 {
+            return Err(format!(
+                "profile {n}: iops = {} for {} requests spans about {:.3e} s, beyond the \
+                 longest time a trace may carry (100 years); raise the IOPS or lower the count",
+                p.iops,
+                o.requests,
+                n_req / p.iops
+            ));
+        }
         let total_pages = o.span_bytes / PAGE_BYTES;
         if total_pages == 0 {
             return Err(format!(
@@ -426,7 +440,8 @@ impl Iterator for Synth {
             self.remember_write((start, pages));
         }
         Some(TraceRecord {
-            time_ns: self.clock_ns as u64,
+            // Within MAX_TIME_NS by the check in `new` (to 10 sigma).
+            time_ns: (self.clock_ns as u64).min(crate::MAX_TIME_NS),
             op: if read { TraceOp::Read } else { TraceOp::Write },
             offset: start * PAGE_BYTES,
             len: (pages * PAGE_BYTES) as u32,

@@ -207,7 +207,13 @@ pub(crate) fn parse_time(s: &str, unit_ns: u64) -> VResult<u64> {
         "d" => 86_400_000_000_000,
         _ => return malformed(format!("time '{s}' has an unknown unit '{suffix}'")),
     };
-    scale(n, mult, "time", s)
+    let ns = scale(n, mult, "time", s)?;
+    if ns > crate::MAX_TIME_NS {
+        return out_of_range(format!(
+            "time '{s}' is longer than the longest simulated time, 100 years"
+        ));
+    }
+    Ok(ns)
 }
 
 /// Split `lo-hi` or `lo:hi`; `None` when there is no separator.

@@ -104,6 +104,14 @@ impl PreparedRun {
             pre,
         } = self;
         run_with_progress(&mut sim, &mut workload, progress);
+        if sim.past_time_limit() {
+            return Err(InputError::invalid(
+                "job file",
+                "the run goes past 100 years of simulated time, the longest ssdlab \
+                 simulates (a thinktime, rate, start delay or trace time too long for the \
+                 number of I/Os); shorten it or bound the run with runtime= or io_size=",
+            ));
+        }
         if let Some(e) = workload.jobs().iter().find_map(|j| j.source_error()) {
             return Err(InputError::invalid("trace", e));
         }

@@ -2,6 +2,7 @@
 //! dispatch on a hardware queue → device → completion → bios end.
 
 use super::config::HostConfig;
+use super::tag_wait::TagWaiters;
 use crate::engine::{Ns, Timers};
 use crate::kernel::DeviceInfo;
 use crate::sched::{Dir, IoPrio, Request, Scheduler};
@@ -79,7 +80,9 @@ pub struct BlockLayer {
     sched: Box<dyn Scheduler>,
     tags_per_hq: u32,
     tags_used: Vec<u32>,
-    tag_waiters: Vec<VecDeque<Bio>>,
+    tag_waiters: Vec<TagWaiters>,
+    /// Jobs whose last tag-waiting bio got a tag since the kernel last asked.
+    unblocked: Vec<u32>,
     /// Dispatched by the scheduler, waiting for a driver slot on their queue.
     parked: Vec<VecDeque<Request>>,
     device_inflight: Vec<u32>,
@@ -102,7 +105,8 @@ impl BlockLayer {
         BlockLayer {
             tags_per_hq: cfg.tags_for(sched.name()),
             tags_used: vec![0; hqs],
-            tag_waiters: vec![VecDeque::new(); hqs],
+            tag_waiters: (0..hqs).map(|_| TagWaiters::default()).collect(),
+            unblocked: Vec::new(),
             parked: vec![VecDeque::new(); hqs],
             device_inflight: vec![0; hqs],
             cpu_busy: vec![0; hqs],
@@ -157,13 +161,13 @@ impl BlockLayer {
     pub fn pending(&self) -> (usize, usize) {
         (
             self.tracked.len(),
-            self.tag_waiters.iter().map(VecDeque::len).sum(),
+            self.tag_waiters.iter().map(TagWaiters::len).sum(),
         )
     }
 
     /// Whether nothing is queued, waiting or in flight.
     pub fn is_idle(&self) -> bool {
-        self.tracked.is_empty() && self.tag_waiters.iter().all(|w| w.is_empty())
+        self.tracked.is_empty() && self.tag_waiters.iter().all(TagWaiters::is_empty)
     }
 
     fn hq_of(&self, bio: &Bio) -> u32 {
@@ -188,7 +192,7 @@ impl BlockLayer {
         // takes it, even while bios under a tighter limit sleep.
         if !self.tag_free(&bio, hq) {
             self.counters.tag_waits += 1;
-            self.tag_waiters[hq as usize].push_back(bio);
+            self.tag_waiters[hq as usize].push(bio);
             return false;
         }
         self.start_request(bio, hq, now);
@@ -197,12 +201,7 @@ impl BlockLayer {
     }
 
     fn tag_free(&self, bio: &Bio, hq: u32) -> bool {
-        let limit = self
-            .sched
-            .limit_depth(bio.dir, bio.sync, self.tags_per_hq)
-            .unwrap_or(self.tags_per_hq)
-            .clamp(1, self.tags_per_hq);
-        self.tags_used[hq as usize] < limit
+        self.tags_used[hq as usize] < depth_limit(&*self.sched, bio.dir, bio.sync, self.tags_per_hq)
     }
 
     fn try_merge(&mut self, bio: &Bio) -> bool {
@@ -391,15 +390,16 @@ impl BlockLayer {
     /// depth limit allows it. The tag wait was part of the submission, so the
     /// bio enters the block layer now (its slat includes the wait).
     fn admit_tag_waiters(&mut self, hq: u32, now: Ns) {
-        let mut i = 0;
-        while i < self.tag_waiters[hq as usize].len() {
-            if !self.tag_free(&self.tag_waiters[hq as usize][i], hq) {
-                i += 1;
-                continue;
-            }
-            let mut bio = self.tag_waiters[hq as usize]
-                .remove(i)
-                .expect("index in range");
+        let hq_i = hq as usize;
+        loop {
+            let used = self.tags_used[hq_i];
+            let (sched, tags) = (&*self.sched, self.tags_per_hq);
+            let Some(mut bio) = self.tag_waiters[hq_i].pop_admitted(
+                |dir, sync| used < depth_limit(sched, dir, sync, tags),
+                &mut self.unblocked,
+            ) else {
+                return;
+            };
             bio.submit_ns = now;
             if !self.try_merge(&bio) {
                 self.start_request(bio, hq, now);
@@ -407,11 +407,25 @@ impl BlockLayer {
         }
     }
 
-    /// Bios waiting for a tag, per job (the job is blocked while it has one).
+    /// Whether a bio of `job` waits for a tag (the job is blocked while one does).
     pub fn waiting_for_tag(&self, job: u32) -> bool {
         let hq = job % self.cfg.hw_queues;
-        self.tag_waiters[hq as usize].iter().any(|b| b.job == job)
+        self.tag_waiters[hq as usize].is_waiting(job)
     }
+
+    /// Moves the jobs unblocked since the last call (their last waiting bio
+    /// got a tag) to the end of `out`.
+    pub fn take_unblocked(&mut self, out: &mut Vec<u32>) {
+        out.append(&mut self.unblocked);
+    }
+}
+
+/// The tags a bio of this kind may hold at once on one hardware queue.
+fn depth_limit(sched: &dyn Scheduler, dir: Dir, sync: bool, tags: u32) -> u32 {
+    sched
+        .limit_depth(dir, sync, tags)
+        .unwrap_or(tags)
+        .clamp(1, tags)
 }
 
 fn request_of(bio: &Bio, id: u64, insert_ns: Ns) -> Request {

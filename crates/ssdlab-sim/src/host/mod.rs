@@ -6,6 +6,7 @@
 
 mod block;
 mod config;
+mod tag_wait;
 
 pub use block::{Bio, BioDone, BlockLayer, HostCounters, HostEvent, RequestId};
 pub use config::{HostConfig, HostCosts};

@@ -159,12 +159,11 @@ impl Workload for FioWorkload {
         cx.schedule(at, WorkEvent::Complete(j));
     }
 
-    fn host_progress<D: Device>(&mut self, cx: &mut Ctx<'_, D>) {
-        for j in 0..self.jobs.len() {
-            if self.jobs[j].blocked && !cx.waiting_for_tag(j as u32) {
-                self.jobs[j].blocked = false;
-                self.job_issue(j as u32, cx);
-            }
+    fn unblocked<D: Device>(&mut self, j: u32, cx: &mut Ctx<'_, D>) {
+        let job = &mut self.jobs[j as usize];
+        if job.blocked && !cx.waiting_for_tag(j) {
+            job.blocked = false;
+            self.job_issue(j, cx);
         }
     }
 

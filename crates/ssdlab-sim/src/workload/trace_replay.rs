@@ -4,7 +4,7 @@
 //! closed-loop (the job's queue depth) issue.
 
 use super::fio_job::{IoSource, SourcedIo};
-use crate::engine::Ns;
+use crate::engine::{Ns, MAX_TIME_NS};
 use ssdlab_fio::generator::{IoDir, IoUnit};
 use ssdlab_fio::{IoEngine, JobFile, JobSpec, RwMode};
 use ssdlab_trace::{Format, ReadOptions, TraceOp, TraceReader, TraceRecord};
@@ -32,10 +32,17 @@ pub struct ReplayOptions {
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ReplayCounters {
     pub records: u64,
+    /// Malformed lines skipped (`--skip-bad-lines`).
     pub skipped_lines: u64,
+    /// Well-formed lines that are not requests (other blkparse events,
+    /// flushes, headers, other devices).
+    pub ignored_lines: u64,
     pub loops: u64,
     pub written_bytes: u64,
+    /// Requests whose offset lay beyond the device, folded into it.
     pub folded: u64,
+    /// Requests cut at the end of the device.
+    pub clipped: u64,
 }
 
 pub struct TraceFeed {
@@ -77,6 +84,7 @@ impl TraceFeed {
 
     fn restart(&mut self) -> Result<(), String> {
         self.counters.skipped_lines += self.reader.skipped();
+        self.counters.ignored_lines += self.reader.ignored();
         self.reader = ssdlab_trace::open(&self.opts.path, self.opts.format, self.opts.read.clone())
             .map_err(|e| e.to_string())?;
         // The next pass starts a microsecond after the last request.
@@ -85,6 +93,38 @@ impl TraceFeed {
         self.written_this_pass = 0;
         self.counters.loops += 1;
         Ok(())
+    }
+
+    /// Why a trace that gave no request is refused: most often it is in
+    /// another format than the one given.
+    fn no_request_message(&self) -> String {
+        let (lines, ignored, skipped) = (
+            self.reader.line(),
+            self.reader.ignored(),
+            self.reader.skipped(),
+        );
+        let format = self.opts.format.name();
+        let mut m = format!(
+            "{}: no line is a {format} request ({lines} lines: {ignored} well-formed \
+             non-request lines, {skipped} malformed lines skipped)",
+            self.opts.path.display()
+        );
+        let other = File::open(&self.opts.path)
+            .ok()
+            .and_then(|f| ssdlab_trace::fits(f, &self.opts.read).ok())
+            .and_then(|(fits, _)| {
+                fits.into_iter()
+                    .filter(|f| f.records > 0 && f.format != self.opts.format)
+                    .max_by_key(|f| f.records)
+            });
+        if let Some(f) = other {
+            m += &format!(
+                "; it reads as {} (--format {})",
+                f.format.name(),
+                f.format.name()
+            );
+        }
+        m
     }
 
     /// Folds the record into the device and scales its time.
@@ -97,12 +137,16 @@ impl TraceFeed {
         }
         offset -= offset % 512;
         let room = dev - offset;
-        let len = (rec.len as u64)
-            .div_ceil(512)
-            .saturating_mul(512)
-            .min(room)
-            .max(512) as u32;
-        let time = self.base_ns + (rec.time_ns as f64 / self.opts.time_scale) as Ns;
+        let whole = (rec.len as u64).div_ceil(512).saturating_mul(512);
+        if whole > room {
+            self.counters.clipped += 1;
+        }
+        let len = whole.min(room).max(512) as u32;
+        // `as` saturates: a time too far out for the clock lands on
+        // u64::MAX and is refused by the caller.
+        let time = self
+            .base_ns
+            .saturating_add((rec.time_ns as f64 / self.opts.time_scale) as Ns);
         self.last_ns = self.last_ns.max(time);
         let dir = match rec.op {
             TraceOp::Read => IoDir::Read,
@@ -131,7 +175,19 @@ impl IoSource for TraceFeed {
                 Some(Ok(rec)) => {
                     self.records_this_pass += 1;
                     self.counters.records += 1;
-                    return Some(self.unit_of(&rec));
+                    let io = self.unit_of(&rec);
+                    if self.last_ns > MAX_TIME_NS {
+                        self.error = Some(format!(
+                            "{}:{}: time: at --time-scale {:?} the request falls {:.0} s into \
+                             the run, beyond the longest simulated time (100 years)",
+                            self.opts.path.display(),
+                            rec.line,
+                            self.opts.time_scale,
+                            self.last_ns as f64 / 1e9
+                        ));
+                        return None;
+                    }
+                    return Some(io);
                 }
                 Some(Err(e)) => {
                     self.error = Some(e.to_string());
@@ -143,7 +199,12 @@ impl IoSource for TraceFeed {
                         return None;
                     }
                 }
-                None => return None,
+                None => {
+                    if self.counters.records == 0 {
+                        self.error = Some(self.no_request_message());
+                    }
+                    return None;
+                }
             }
         }
     }
@@ -155,6 +216,7 @@ impl IoSource for TraceFeed {
     fn report(&self) -> Option<serde_json::Value> {
         let mut c = self.counters.clone();
         c.skipped_lines += self.reader.skipped();
+        c.ignored_lines += self.reader.ignored();
         Some(serde_json::json!({
             "trace": self.opts.path.display().to_string(),
             "format": self.opts.format.name(),

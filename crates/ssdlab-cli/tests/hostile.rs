@@ -1,0 +1,284 @@
+//! Hostile and extreme input, run as a user would: far-future times, wrong
+//! formats, odd output paths. Each case once failed (an abort, a silent
+//! wrong answer, a replaced device node); the runs that could exhaust memory
+//! run under an address-space cap so a regression fails instead of
+//! swapping the machine.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Address-space cap for runs that once grew without bound (the simulator
+/// needs about 300 MB on seed004).
+const CAP_KB: u64 = 1_500_000;
+
+fn ssdlab_capped(args: &[&str]) -> (i32, String, String) {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(format!("ulimit -v {CAP_KB}; exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(args);
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn scratch(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ssdlab-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn job(name: &str, extra: &str) -> PathBuf {
+    scratch(
+        name,
+        &format!("[j]\nrw=randread\nbs=4k\nsize=1m\nioengine=libaio\ndirect=1\n{extra}\n"),
+    )
+}
+
+fn run_job(path: &std::path::Path) -> (i32, String, String) {
+    ssdlab_capped(&[
+        "run",
+        path.to_str().unwrap(),
+        "--device",
+        "seed004",
+        "--output-format",
+        "json",
+    ])
+}
+
+#[test]
+fn long_thinktime_costs_no_memory() {
+    // Three I/Os twenty simulated years apart: once a dense sampler of one
+    // entry per 500 ms (60 GB), now three entries.
+    let p = job("think.fio", "thinktime=7300d\nio_size=12k");
+    let (code, out, err) = run_job(&p);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["jobs"][0]["read"]["total_ios"], 3, "{out}");
+}
+
+#[test]
+fn times_beyond_a_century_are_refused_where_they_are_written() {
+    for (value, line) in [("thinktime=18446744073709551", 7), ("thinktime=100000d", 7)] {
+        let p = job("far.fio", value);
+        let (code, _, err) = run_job(&p);
+        assert_eq!(code, 2, "{value}: {err}");
+        assert!(
+            err.contains(&format!("far.fio:{line}: option 'thinktime'")),
+            "{err}"
+        );
+        assert!(err.contains("100 years"), "{err}");
+    }
+}
+
+#[test]
+fn a_run_that_would_pass_a_century_stops_with_an_error() {
+    // Each think time is legal, their sum is not.
+    let p = job("sum.fio", "thinktime=36000d\nio_size=32k");
+    let (code, _, err) = run_job(&p);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("100 years of simulated time"), "{err}");
+}
+
+#[test]
+fn far_future_trace_times_are_malformed_lines() {
+    let t = scratch("far.mqsim", "0 0 0 8 1\n18446744073709551615 0 0 8 1\n");
+    let t = t.to_str().unwrap();
+    let args = ["replay", t, "--format", "mqsim", "--device", "seed004"];
+    let (code, _, err) = ssdlab_capped(&args);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("far.mqsim:2: time:"), "{err}");
+    let mut skip = args.to_vec();
+    skip.extend(["--skip-bad-lines", "--output-format", "json"]);
+    let (code, out, err) = ssdlab_capped(&skip);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let c = &v["jobs"][0]["job options"];
+    assert!(c.is_object(), "{out}");
+    assert!(out.contains("\"skipped_lines\" : 1"), "{out}");
+}
+
+#[test]
+fn thirty_year_gap_in_a_trace_is_cheap() {
+    // FILETIME ticks are 100 ns: 30 years later.
+    let later = 128_166_372_000_000_000u64 + 30 * 365 * 86_400 * 10_000_000;
+    let t = scratch(
+        "gap.msr.csv",
+        &format!("128166372000000000,hm,0,Read,0,4096,100\n{later},hm,0,Read,4096,4096,100\n"),
+    );
+    let (code, out, err) = ssdlab_capped(&[
+        "replay",
+        t.to_str().unwrap(),
+        "--format",
+        "msr",
+        "--device",
+        "seed004",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("IOPS"), "{out}");
+}
+
+#[test]
+fn time_scale_that_overflows_the_clock_is_an_error() {
+    let t = scratch("two.mqsim", "0 0 0 8 1\n1000 0 8 8 1\n");
+    let (code, _, err) = ssdlab_capped(&[
+        "replay",
+        t.to_str().unwrap(),
+        "--format",
+        "mqsim",
+        "--time-scale",
+        "1e-300",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("two.mqsim:2: time: at --time-scale 1e-300"),
+        "{err}"
+    );
+}
+
+#[test]
+fn synth_refuses_arrivals_beyond_a_century() {
+    let out = scratch("synth.out", "");
+    let (code, _, err) = ssdlab_capped(&[
+        "trace",
+        "synth",
+        "--profile",
+        "mysql",
+        "--requests",
+        "10",
+        "--iops",
+        "1e-12",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("100 years"), "{err}");
+}
+
+fn data(name: &str) -> String {
+    format!(
+        "{}/../ssdlab-trace/tests/data/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn a_trace_in_another_format_is_an_error_that_names_the_right_one() {
+    for (file, real) in [
+        ("sample.msr.csv", "msr"),
+        ("sample.spc", "spc"),
+        ("sample.mqsim", "mqsim"),
+        ("sample_v3.iolog", "fio-iolog"),
+    ] {
+        let (code, out, err) = ssdlab_capped(&["replay", &data(file), "--format", "blkparse"]);
+        assert_eq!(code, 2, "{file}: {out}{err}");
+        assert!(err.contains("no line is a blkparse request"), "{err}");
+        assert!(err.contains(&format!("--format {real}")), "{err}");
+    }
+}
+
+#[test]
+fn the_format_is_detected_when_not_given() {
+    for (file, real) in [
+        ("sample.blkparse", "blkparse"),
+        ("sample.msr.csv", "msr"),
+        ("sample.spc", "spc"),
+        ("sample.mqsim", "mqsim"),
+        ("sample_v2.iolog", "fio-iolog"),
+        ("sample_v3.iolog", "fio-iolog"),
+    ] {
+        let (code, out, err) = ssdlab_capped(&["replay", &data(file), "--output-format", "json"]);
+        assert_eq!(code, 0, "{file}: {err}");
+        assert!(err.contains(&format!("format {real} detected")), "{err}");
+        assert!(
+            out.contains(&format!("\"trace_format\" : \"{real}\"")),
+            "{out}"
+        );
+    }
+    let junk = scratch("junk.txt", "hello\nworld\n");
+    let (code, _, err) = ssdlab_capped(&["replay", junk.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("junk.txt") && err.contains("give --format"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unknown_rwbs_letters_are_malformed_and_counted() {
+    let t = scratch(
+        "rwbs.blkparse",
+        "8,0 1 1 0.000000001 10 Q R 8 + 8 [x]\n8,0 1 2 0.000000002 10 Q XQ 16 + 8 [x]\n",
+    );
+    let t = t.to_str().unwrap();
+    let (code, _, err) = ssdlab_capped(&["replay", t, "--format", "blkparse"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("rwbs.blkparse:2: rwbs:"), "{err}");
+    let (code, out, err) = ssdlab_capped(&[
+        "replay",
+        t,
+        "--format",
+        "blkparse",
+        "--skip-bad-lines",
+        "--output-format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"skipped_lines\" : 1"), "{out}");
+}
+
+#[test]
+fn requests_past_the_device_end_are_counted_as_clipped() {
+    // seed004 holds 3.7 GiB: a 4 GiB - 512 B write from offset 0 is cut.
+    let t = scratch(
+        "big.msr.csv",
+        "128166372000000000,hm,0,Write,0,4294966784,100\n",
+    );
+    let (code, out, err) = ssdlab_capped(&[
+        "replay",
+        t.to_str().unwrap(),
+        "--format",
+        "msr",
+        "--device",
+        "seed004",
+        "--output-format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"clipped\" : 1"), "{out}");
+}
+
+#[test]
+fn percentiles_hold_past_seventeen_seconds() {
+    // One plane, 10 s reads, four queued: 10, 20, 30 and 40 s. Every
+    // percentile past 17.2 s once read 17113 ms.
+    let (_, show, _) = ssdlab_capped(&["presets", "--show", "seed004"]);
+    let slow = show
+        .replace("read_ns = 25_000", "read_ns = 10_000_000_000")
+        .replace("channels = 4", "channels = 1")
+        .replace("planes_per_die = 4", "planes_per_die = 1");
+    let preset = scratch("slow.toml", &slow);
+    let p = job("slow.fio", "io_size=16k\niodepth=4");
+    let (code, out, err) = ssdlab_capped(&[
+        "run",
+        p.to_str().unwrap(),
+        "--device",
+        preset.to_str().unwrap(),
+        "--occupancy",
+        "100",
+        "--output-format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let pct = &v["jobs"][0]["read"]["clat_ns"]["percentile"];
+    let at = |p: &str| pct[p].as_u64().unwrap() as f64 / 1e9;
+    let (max, p50) = (at("99.990000"), at("50.000000"));
+    assert!((39.5..40.5).contains(&max), "{pct}");
+    assert!((19.5..20.5).contains(&p50), "{pct}");
+}
