@@ -1,6 +1,7 @@
 //! The `ssdlab` command line.
 
 mod bench_cmd;
+mod output;
 mod presets_cmd;
 mod replay_cmd;
 mod reproduce_cmd;
@@ -51,7 +52,29 @@ enum Command {
     Schedulers(schedulers_cmd::Args),
 }
 
+/// `println!` panics when stdout is closed or full (a pipe whose reader
+/// left, `>/dev/full`); that is an error of the environment, reported as one
+/// with exit code 2, not as a crash. Every other panic keeps the default
+/// report.
+fn report_stdout_failures() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if let Some(why) = msg.strip_prefix("failed printing to stdout: ") {
+            eprintln!("ssdlab: error: stdout: {why}");
+            std::process::exit(2);
+        }
+        default(info);
+    }));
+}
+
 fn main() -> ExitCode {
+    report_stdout_failures();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(a) => run_cmd::run(a),

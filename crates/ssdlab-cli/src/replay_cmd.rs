@@ -55,6 +55,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
         .map(|s| ssdlab_fio::parse_size(s).map_err(|m| InputError::invalid("--loop-write", m)))
         .transpose()?;
     let setup = a.sim.setup(false)?;
+    let outputs = a.sim.outputs()?;
     let layout = ssdlab_sim::ssd::layout::Layout::new(&setup.device);
     let read = ReadOptions {
         skip_bad_lines: a.skip_bad_lines,
@@ -104,5 +105,5 @@ pub fn run(a: Args) -> Result<(), InputError> {
         .map_or("replay".into(), |s| s.to_string_lossy().into_owned());
     let jobfile = replay_jobfile(&name, &a.trace.display().to_string(), format.name(), a.qd);
     let prepared = fio_run::prepare_with_sources(&jobfile, &setup, vec![Some(Box::new(feed))])?;
-    execute_and_report(prepared, &jobfile, &setup, &a.sim.outputs())
+    execute_and_report(prepared, &jobfile, &setup, outputs)
 }

@@ -1,3 +1,4 @@
+use crate::output::Output;
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::experiment::fio_run::{self, RunSetup};
 use ssdlab_sim::experiment::report;
@@ -74,12 +75,32 @@ impl SimArgs {
         })
     }
 
-    pub fn outputs(&self) -> Outputs<'_> {
-        Outputs {
-            format: &self.output_format,
-            output: self.output.as_deref(),
-            timeseries: self.timeseries.as_deref(),
+    /// The report's destinations, checked (and proven writable) before
+    /// anything runs.
+    pub fn outputs(&self) -> Result<Outputs<'_>, InputError> {
+        let output = self
+            .output
+            .as_deref()
+            .map(|p| Output::check(p, "--output"))
+            .transpose()?;
+        let timeseries = self
+            .timeseries
+            .as_deref()
+            .map(|p| Output::check(p, "--timeseries"))
+            .transpose()?;
+        if let (Some(a), Some(b)) = (&output, &timeseries) {
+            if a.same_as(b) {
+                return Err(InputError::invalid(
+                    "--timeseries",
+                    format!("{} is also the --output file", b.display()),
+                ));
+            }
         }
+        Ok(Outputs {
+            format: &self.output_format,
+            output,
+            timeseries,
+        })
     }
 }
 
@@ -90,8 +111,9 @@ pub fn run(a: Args) -> Result<(), InputError> {
     };
     let jobfile = ssdlab_fio::parse_file_with(&a.jobfile, &ssdlab_fio::process_env, &opts)
         .map_err(fio_error)?;
+    let outputs = a.sim.outputs()?;
     let prepared = fio_run::prepare(&jobfile, &setup)?;
-    execute_and_report(prepared, &jobfile, &setup, &a.sim.outputs())
+    execute_and_report(prepared, &jobfile, &setup, outputs)
 }
 
 /// A device preset with, optionally, a GC scheme of the GC study applied.
@@ -106,8 +128,8 @@ pub fn load_device(name: &str, gc: Option<&str>) -> Result<SsdConfig, InputError
 /// Where a run's report goes.
 pub struct Outputs<'a> {
     pub format: &'a str,
-    pub output: Option<&'a Path>,
-    pub timeseries: Option<&'a Path>,
+    pub output: Option<Output>,
+    pub timeseries: Option<Output>,
 }
 
 /// Runs a prepared run with a progress bar and writes its report (fio text
@@ -116,7 +138,7 @@ pub fn execute_and_report(
     prepared: fio_run::PreparedRun,
     jobfile: &ssdlab_fio::JobFile,
     setup: &RunSetup,
-    out: &Outputs,
+    out: Outputs,
 ) -> Result<(), InputError> {
     let mut bar = Progress::new();
     let mut tick = |f: f64| bar.update(f);
@@ -127,15 +149,12 @@ pub fn execute_and_report(
         "json" => rep.to_fio_json_string(),
         _ => rep.to_normal_text(),
     };
-    if let Some(path) = out.timeseries {
-        write_atomically(path, &report::timeseries_csv(&result))?;
+    if let Some(ts) = out.timeseries {
+        ts.write(&report::timeseries_csv(&result))?;
     }
     match out.output {
-        Some(path) => write_atomically(path, &text),
-        None => {
-            print!("{text}");
-            Ok(())
-        }
+        Some(o) => o.write(&text),
+        None => crate::output::write_stdout(&text),
     }
 }
 
@@ -180,15 +199,6 @@ pub fn load_host(path: Option<&Path>, device: &SsdConfig) -> Result<HostConfig, 
         other => other,
     })?;
     Ok(cfg)
-}
-
-/// Writes to a temporary file beside `path` and renames it, so a failed run
-/// never leaves a half-written report.
-pub fn write_atomically(path: &Path, text: &str) -> Result<(), InputError> {
-    let file = path.display().to_string();
-    let tmp = path.with_extension("ssdlab-tmp");
-    std::fs::write(&tmp, text).map_err(|e| InputError::invalid(&file, e.to_string()))?;
-    std::fs::rename(&tmp, path).map_err(|e| InputError::invalid(&file, e.to_string()))
 }
 
 /// A progress bar on stderr, shown only on a terminal and only once the run

@@ -1,3 +1,4 @@
+use crate::output::Output;
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::layout::Layout;
@@ -87,14 +88,14 @@ pub fn run(a: Args) -> Result<(), InputError> {
     };
     // Checks the knobs before anything is written.
     ssdlab_trace::Synth::new(p, &opts).map_err(|e| InputError::invalid("--profile", e))?;
-    let file = a.out.display().to_string();
-    let tmp = a.out.with_extension("ssdlab-tmp");
+    let out = Output::check(&a.out, "--out")?;
+    let file = out.display();
     let io = |e: std::io::Error| InputError::invalid(&file, e.to_string());
-    let mut w = BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
+    let mut w = BufWriter::new(out.writer()?);
     let stats = write_trace(&mut w, format, p, &opts).map_err(io)?;
     w.flush().map_err(io)?;
     drop(w);
-    std::fs::rename(&tmp, &a.out).map_err(io)?;
+    out.commit()?;
     println!(
         "{} (synthetic stand-in for {}): {} requests, {} format",
         file,

@@ -282,3 +282,108 @@ fn percentiles_hold_past_seventeen_seconds() {
     assert!((39.5..40.5).contains(&max), "{pct}");
     assert!((19.5..20.5).contains(&p50), "{pct}");
 }
+
+fn run_ok_job_to(args: &[&str]) -> (i32, String, String) {
+    let p = job("ok.fio", "io_size=16k");
+    let mut all = vec!["run", p.to_str().unwrap(), "--device", "seed004"];
+    all.extend_from_slice(args);
+    let all: Vec<String> = all.iter().map(|s| s.to_string()).collect();
+    let refs: Vec<&str> = all.iter().map(String::as_str).collect();
+    ssdlab_capped(&refs)
+}
+
+#[test]
+fn output_to_a_device_node_writes_in_place_and_never_replaces_it() {
+    use std::os::unix::fs::FileTypeExt;
+    let (code, _, err) = run_ok_job_to(&["--output", "/dev/full"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("/dev/full: No space left"), "{err}");
+    let t = std::fs::metadata("/dev/full").unwrap().file_type();
+    assert!(t.is_char_device(), "/dev/full was replaced");
+    let (code, _, err) = run_ok_job_to(&["--output", "/dev/null"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(std::fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+}
+
+#[test]
+fn output_to_a_fifo_is_written_through_it() {
+    use std::os::unix::fs::FileTypeExt;
+    let fifo = scratch("x", "").with_file_name("report.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let (code, _, err) = run_ok_job_to(&["--output", fifo.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(reader.join().unwrap().contains("IOPS"));
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+}
+
+#[test]
+fn output_through_a_symlink_writes_its_target() {
+    let target = scratch("target.txt", "old");
+    let link = target.with_file_name("link.txt");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink("target.txt", &link).unwrap();
+    let (code, _, err) = run_ok_job_to(&["--output", link.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let meta = std::fs::symlink_metadata(&link).unwrap();
+    assert!(meta.file_type().is_symlink(), "the link was replaced");
+    assert!(std::fs::read_to_string(&target).unwrap().contains("IOPS"));
+}
+
+#[test]
+fn a_bad_output_path_is_refused_before_anything_runs_or_is_written() {
+    let ts = scratch("x", "").with_file_name("early.csv");
+    let _ = std::fs::remove_file(&ts);
+    let (code, _, err) = run_ok_job_to(&[
+        "--timeseries",
+        ts.to_str().unwrap(),
+        "--output",
+        "/nonexistent-dir/report.txt",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--output: /nonexistent-dir/report.txt"),
+        "{err}"
+    );
+    assert!(!ts.exists(), "the time series was written before the check");
+    let dir = ts.parent().unwrap();
+    let litter: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains("ssdlab-tmp"))
+        .collect();
+    assert!(litter.is_empty(), "temporary files left: {litter:?}");
+}
+
+#[test]
+fn a_full_stdout_is_an_error_not_a_panic() {
+    for args in [vec!["presets"], vec!["schedulers"]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+            .args(&args)
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("ssdlab: error: stdout:"), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let p = job("ok.fio", "io_size=16k");
+    let out = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["run", p.to_str().unwrap(), "--device", "seed004"])
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
