@@ -7,8 +7,9 @@ pub struct Args {
     /// Device preset name or TOML file.
     #[arg(long, default_value = "mqsim-64g")]
     device: String,
-    /// Requests per load.
-    #[arg(long, default_value_t = 1_000_000)]
+    /// Requests per load (1 to 10^9).
+    #[arg(long, default_value_t = 1_000_000,
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     requests: u64,
     /// Outstanding commands (closed loop).
     #[arg(long, default_value_t = 64)]
@@ -16,8 +17,8 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Simulated seconds of the full-stack figure (fio K2 random-read job on
-    /// consumer-tlc-250g); 0 skips it.
-    #[arg(long, default_value_t = 10)]
+    /// consumer-tlc-250g); 0 skips it; at most a simulated day.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=86_400))]
     fio_seconds: u64,
     /// Print one JSON object instead of tables.
     #[arg(long)]

@@ -34,8 +34,9 @@ struct GcArgs {
     jobs: usize,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Requests per pass of each synthetic trace.
-    #[arg(long, default_value_t = 200_000)]
+    /// Requests per pass of each synthetic trace (1 to 10^8).
+    #[arg(long, default_value_t = 200_000,
+          value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     requests: u64,
     /// Offered load of every replay, MB/s (the time compression).
     #[arg(long, default_value_t = 40.0)]
@@ -240,7 +241,7 @@ fn run_gc(a: GcArgs) -> Result<(), InputError> {
     };
     let bar = progress_bar("GC study");
     let progress = |done: usize, total: usize| bar.tick(done, total);
-    let rows = gc_study::run(&opts, &progress)?;
+    let (rows, computed) = gc_study::run(&opts, &progress)?;
     bar.finish();
     let io = |p: &std::path::Path, e: String| InputError::invalid(p.display().to_string(), e);
     let csv = a.out.join("results.csv");
@@ -257,7 +258,12 @@ invalidation-rate trigger, prioritized victims, block-blocking (docs/model.md).\
     std::fs::write(&md, gc_study::markdown(&rows, &preamble))
         .map_err(|e| io(&md, e.to_string()))?;
     let figs = gc_study::write_figures(&rows, &a.out).map_err(|e| io(&a.out, e.to_string()))?;
-    println!("GC study: {} runs in {}", rows.len(), a.out.display());
+    println!(
+        "GC study: {} points ({computed} computed, {} from the cache) in {}",
+        rows.len(),
+        rows.len() - computed,
+        a.out.display()
+    );
     println!("  {}\n  {}", csv.display(), md.display());
     for f in figs {
         println!("  {}", f.display());

@@ -27,7 +27,10 @@ struct SynthArgs {
     /// Trace format to write (blkparse, msr, spc, mqsim, fio-iolog).
     #[arg(long, default_value = "mqsim")]
     format: String,
-    #[arg(long, default_value_t = 1_000_000)]
+    /// Requests to write (1 to 10^8: about 3 GB of MQSim text; replay a
+    /// trace several times with `replay --loop-write` for more).
+    #[arg(long, default_value_t = 1_000_000,
+          value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     requests: u64,
     /// Address space: the logical capacity of this device preset.
     #[arg(long, default_value = "seed004")]

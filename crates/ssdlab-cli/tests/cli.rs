@@ -691,7 +691,7 @@ fn reproduce_gc_ondemand_writes_its_tables() {
         "0.05",
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("18 runs"), "{out}");
+    assert!(out.contains("18 points (18 computed"), "{out}");
     let csv = std::fs::read_to_string(dir.join("results.csv")).unwrap();
     let header = csv.lines().next().unwrap();
     for col in [

@@ -387,3 +387,132 @@ fn a_full_stdout_is_an_error_not_a_panic() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_preset_too_large_for_memory_is_refused_with_its_need() {
+    // 2^31 pages of 1 MiB: once `presets --show` said fine and `run` died
+    // on an 8 GB allocation.
+    let (_, show, _) = ssdlab_capped(&["presets", "--show", "seed004"]);
+    let huge = show
+        .replace("blocks_per_plane = 512", "blocks_per_plane = 65536")
+        .replace("pages_per_block = 128", "pages_per_block = 2048")
+        .replace("page_size = 4096", "page_size = 1048576");
+    let preset = scratch("huge.toml", &huge);
+    for args in [
+        vec!["presets", "--show", preset.to_str().unwrap()],
+        vec![
+            "bench",
+            "--device",
+            preset.to_str().unwrap(),
+            "--requests",
+            "10",
+        ],
+    ] {
+        let (code, _, err) = ssdlab_capped(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("huge.toml:"), "{err}");
+        assert!(err.contains("pages need about 15.6 GiB"), "{err}");
+    }
+}
+
+#[test]
+fn gc_study_resumes_from_its_cache() {
+    let out = scratch("x", "").with_file_name("gc-resume");
+    let _ = std::fs::remove_dir_all(&out);
+    let args = [
+        "reproduce",
+        "gc-ondemand",
+        "--requests",
+        "1000",
+        "--write-volume",
+        "0.02",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let (code, first, err) = ssdlab_capped(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(first.contains("18 computed, 0 from the cache"), "{first}");
+    let csv = std::fs::read(out.join("results.csv")).unwrap();
+    // A trace left half-written by a killed run has a temporary name and
+    // is never read; a cached point is not recomputed.
+    std::fs::write(out.join("traces/.mysql.tmp-1"), "0 0 0 8").unwrap();
+    let (code, second, err) = ssdlab_capped(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(second.contains("0 computed, 18 from the cache"), "{second}");
+    assert_eq!(std::fs::read(out.join("results.csv")).unwrap(), csv);
+}
+
+#[test]
+fn a_huge_unknown_option_is_named_once_and_cut() {
+    let name = "x".repeat(1_000_000);
+    let p = scratch(
+        "bigopt.fio",
+        &format!("[j]\nrw=read\nbs=4k\nsize=1m\n{name}=1\n"),
+    );
+    let (code, _, err) = run_job(&p);
+    assert_eq!(code, 2, "{}", &err[..200.min(err.len())]);
+    assert!(err.len() < 400, "{} bytes of error", err.len());
+    assert!(
+        err.contains("bigopt.fio:5:") && err.contains("(1000000 bytes)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn block_size_and_region_errors_point_at_their_option() {
+    let p = scratch("bs.fio", "[j]\nrw=read\nioengine=libaio\n\nbs=8g\n");
+    let (code, _, err) = run_job(&p);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("bs.fio:5: job 'j': bs:"), "{err}");
+    let p = scratch("size.fio", "[global]\nsize=1m\n[j]\nrw=read\n\nbs=1g\n");
+    let (code, _, err) = run_job(&p);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("size.fio:2: job 'j': size:"), "{err}");
+}
+
+#[test]
+fn a_scheduler_tunable_given_twice_is_refused() {
+    let p = job("k2.fio", "io_size=16k");
+    let (code, _, err) = ssdlab_capped(&[
+        "run",
+        p.to_str().unwrap(),
+        "--scheduler",
+        "k2:max_inflight=1,max_inflight=8",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("given twice"), "{err}");
+}
+
+#[test]
+fn request_counts_are_bounded() {
+    let out = scratch("big.trace", "");
+    for args in [
+        vec![
+            "trace",
+            "synth",
+            "--profile",
+            "mysql",
+            "--requests",
+            "4300000000",
+            "--out",
+        ],
+        vec!["bench", "--requests", "4300000000", "--device"],
+        vec![
+            "reproduce",
+            "gc-ondemand",
+            "--requests",
+            "4300000000",
+            "--out",
+        ],
+    ] {
+        let mut args = args.clone();
+        args.push(if args[0] == "bench" {
+            "seed004"
+        } else {
+            out.to_str().unwrap()
+        });
+        let (code, _, err) = ssdlab_capped(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("4300000000"), "{err}");
+    }
+}

@@ -113,12 +113,14 @@ pub(crate) fn assemble(items: Vec<Item>, popts: &ParseOptions) -> Result<JobFile
                             });
                             continue;
                         }
+                        // The option is named once, in the error's field;
+                        // a huge name is cut there.
                         return Err(FioError::new(
                             kind,
                             &loc.file,
                             loc.line,
-                            Some(&key),
-                            format!("'{key}' {reason}"),
+                            Some(&shorten(&key)),
+                            reason.to_string(),
                         ));
                     }
                 };
@@ -171,6 +173,8 @@ fn finish_job(p: PendingJob, out: &mut JobFile) -> Result<(), FioError> {
             o.def.name,
             o.value.as_deref().unwrap_or(""),
         );
+        spec.option_lines
+            .push((o.def.name.to_string(), o.loc.file.clone(), o.loc.line));
     }
     if spec.name.trim().is_empty() {
         return Err(FioError::new(
@@ -221,5 +225,14 @@ fn assign_groups(jobs: &mut [JobSpec]) {
         }
         j.group_id = group;
         in_group += 1;
+    }
+}
+
+/// A name as shown in an error: at most 64 characters.
+fn shorten(name: &str) -> String {
+    const MAX: usize = 64;
+    match name.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}… ({} bytes)", &name[..cut], name.len()),
+        None => name.to_string(),
     }
 }

@@ -296,6 +296,9 @@ pub struct JobSpec {
     /// names, values as written after `${VAR}` expansion; an option set again
     /// keeps its first position and takes the later value).
     pub options: Vec<(String, String)>,
+    /// Where each option's value in effect was written: canonical name →
+    /// (file, 1-based line), so an error about a value can point at it.
+    pub option_lines: Vec<(String, String, usize)>,
 }
 
 impl JobSpec {
@@ -366,7 +369,18 @@ impl JobSpec {
             log_avg_msec: 0,
             kb_base: 1024,
             options: Vec::new(),
+            option_lines: Vec::new(),
         }
+    }
+
+    /// Where option `name` (canonical) was set — file and line — or the
+    /// job's section header when it was not.
+    pub fn line_of(&self, name: &str) -> (&str, usize) {
+        self.option_lines
+            .iter()
+            .rev()
+            .find(|(n, _, _)| n == name)
+            .map_or((&self.file, self.line), |(_, f, l)| (f, *l))
     }
 
     /// I/Os this job can have outstanding: 1 for a synchronous engine, and for

@@ -492,7 +492,7 @@ fn error_message_format() {
     let e = parse_str("[job]\nfrobnicate=1\n", "jobs.fio", &no_env).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "jobs.fio:2: option 'frobnicate': 'frobnicate' is not a known fio option"
+        "jobs.fio:2: option 'frobnicate': is not a known fio option"
     );
 }
 

@@ -9,6 +9,7 @@
 //! pressure: every profile offers the same MB/s), looping until the host has
 //! written `write_volume` × the logical capacity.
 
+use crate::cache::Cache;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use ssdlab_sim::error::InputError;
@@ -92,7 +93,9 @@ pub fn apply_scheme(cfg: &mut SsdConfig, scheme: &str) -> Result<(), InputError>
     Ok(())
 }
 
-/// Writes every profile's synthetic trace into `dir` (MQSim format).
+/// Writes every profile's synthetic trace into `dir` (MQSim format). A
+/// trace is named by a hash of what generates it and written to a temporary
+/// file renamed when complete, so one that exists is whole and is reused.
 fn write_traces(
     opts: &GcStudyOptions,
     dir: &Path,
@@ -103,9 +106,8 @@ fn write_traces(
     PROFILES
         .iter()
         .map(|p| {
-            let path = dir.join(format!("{}.mqsim", p.name));
             let io =
-                |e: std::io::Error| InputError::invalid(path.display().to_string(), e.to_string());
+                |e: std::io::Error| InputError::invalid(dir.display().to_string(), e.to_string());
             let avg_kb =
                 p.read_pct / 100.0 * p.avg_read_kb + (1.0 - p.read_pct / 100.0) * p.avg_write_kb;
             let iops = opts.offered_mbs * 1e6 / (avg_kb * 1024.0);
@@ -115,20 +117,40 @@ fn write_traces(
                 span_bytes: logical_bytes,
                 seed: opts.seed,
             };
-            let mut w = std::io::BufWriter::new(std::fs::File::create(&path).map_err(io)?);
+            let key = Cache::key(&serde_json::json!({
+                "ssdlab": env!("CARGO_PKG_VERSION"),
+                "profile": format!("{profile:?}"),
+                "requests": so.requests,
+                "span_bytes": so.span_bytes,
+                "seed": so.seed,
+            }));
+            let path = dir.join(format!("{}-{}.mqsim", p.name, &key[..12]));
+            if path.is_file() {
+                return Ok(path);
+            }
+            let tmp = dir.join(format!(".{}.tmp-{}", p.name, std::process::id()));
+            let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
             write_trace(&mut w, Format::Mqsim, &profile, &so).map_err(io)?;
             std::io::Write::flush(&mut w).map_err(io)?;
+            drop(w);
+            std::fs::rename(&tmp, &path).map_err(io)?;
             Ok(path)
         })
         .collect()
 }
 
+/// Runs the study: every (profile, scheme) point not yet in the cache
+/// (`out/cache`). Returns the rows and how many were computed.
 pub fn run(
     opts: &GcStudyOptions,
     progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<Vec<GcRow>, InputError> {
+) -> Result<(Vec<GcRow>, usize), InputError> {
     let logical = Layout::new(&scheme_device("BBGC")).capacity_bytes();
     let traces = write_traces(opts, &opts.out.join("traces"), logical)?;
+    let cache_dir = opts.out.join("cache");
+    let cache = Cache::open(&cache_dir)
+        .map_err(|e| InputError::invalid(cache_dir.display().to_string(), e.to_string()))?;
+    let computed = AtomicUsize::new(0);
     let points: Vec<(usize, &str)> = (0..PROFILES.len())
         .flat_map(|i| SCHEMES.iter().map(move |s| (i, *s)))
         .collect();
@@ -142,11 +164,39 @@ pub fn run(
             .par_iter()
             .with_max_len(1)
             .map(|&(i, scheme)| {
-                let row = run_one(PROFILES[i].name, scheme, &traces[i], logical, opts)?;
+                let config = point_config(PROFILES[i].name, scheme, opts);
+                let key = Cache::key(&config);
+                let row = match cache.get(&key) {
+                    Some(row) => row,
+                    None => {
+                        let row = run_one(PROFILES[i].name, scheme, &traces[i], logical, opts)?;
+                        cache.put(&key, &config, &row).map_err(|e| {
+                            InputError::invalid(cache_dir.display().to_string(), e.to_string())
+                        })?;
+                        computed.fetch_add(1, Ordering::Relaxed);
+                        row
+                    }
+                };
                 progress(done.fetch_add(1, Ordering::Relaxed) + 1, points.len());
                 Ok(row)
             })
-            .collect()
+            .collect::<Result<Vec<GcRow>, InputError>>()
+    })
+    .map(|rows| (rows, computed.into_inner()))
+}
+
+/// Everything that decides a point's result (the cache key's input).
+fn point_config(profile: &str, scheme: &str, opts: &GcStudyOptions) -> serde_json::Value {
+    serde_json::json!({
+        "study": "gc-ondemand",
+        "ssdlab": env!("CARGO_PKG_VERSION"),
+        "device": scheme_device(scheme),
+        "profile": profile,
+        "scheme": scheme,
+        "requests": opts.requests,
+        "offered_mbs": opts.offered_mbs,
+        "write_volume": opts.write_volume,
+        "seed": opts.seed,
     })
 }
 

@@ -5,6 +5,7 @@
 
 pub mod bar_svg;
 pub mod bench;
+pub mod cache;
 pub mod gc_study;
 pub mod k2;
 pub mod waf;

@@ -192,9 +192,10 @@ fn build_jobs(
             }
             let (_, len) = spec.region(bytes);
             if spec.min_bs() > bytes {
+                let (file, line) = spec.line_of("bs");
                 return Err(InputError::At {
-                    file: spec.file.clone(),
-                    line: spec.line,
+                    file: file.to_string(),
+                    line,
                     field: format!("job '{}': bs", spec.name),
                     message: format!(
                         "block size {} is larger than the device ({bytes} bytes)",
@@ -203,10 +204,16 @@ fn build_jobs(
                 });
             }
             if len < spec.min_bs() {
+                // Name the option that shrank the region, else the block size.
+                let key = ["size", "offset", "bs"]
+                    .into_iter()
+                    .find(|k| spec.option_lines.iter().any(|(n, _, _)| n == k))
+                    .unwrap_or("bs");
+                let (file, line) = spec.line_of(key);
                 return Err(InputError::At {
-                    file: spec.file.clone(),
-                    line: spec.line,
-                    field: format!("job '{}'", spec.name),
+                    file: file.to_string(),
+                    line,
+                    field: format!("job '{}': {key}", spec.name),
                     message: format!(
                         "its region (offset/size) holds {len} bytes of the device's {bytes}, less than one block of {}",
                         spec.min_bs()

@@ -101,6 +101,7 @@ pub fn parse(spec: &str) -> Result<(String, Tunables), SpecError> {
     })?;
     let mut values: BTreeMap<&'static str, i64> =
         e.tunables.iter().map(|t| (t.name, t.default)).collect();
+    let mut given: Vec<&'static str> = Vec::new();
     for pair in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').ok_or_else(|| SpecError::Malformed {
             spec: spec.to_string(),
@@ -124,6 +125,14 @@ pub fn parse(spec: &str) -> Result<(String, Tunables), SpecError> {
                             .join(", ")
                     },
                 })?;
+        if given.contains(&t.name) {
+            return Err(SpecError::BadValue {
+                scheduler: name.to_string(),
+                name: k.to_string(),
+                message: "given twice".to_string(),
+            });
+        }
+        given.push(t.name);
         let value = parse_value(t, v).map_err(|message| SpecError::BadValue {
             scheduler: name.to_string(),
             name: k.to_string(),
@@ -191,6 +200,13 @@ pub fn parse_duration_ns(v: &str, unit_ns: i64) -> Result<i64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tunable_given_twice_is_an_error() {
+        let e = parse("k2:max_inflight=1,max_inflight=8").unwrap_err();
+        assert!(e.to_string().contains("'max_inflight': given twice"), "{e}");
+        assert!(parse("k2:max_inflight=8").is_ok());
+    }
 
     #[test]
     fn durations() {

@@ -3,7 +3,6 @@
 //! parallel with a configuration-hash cache, and its derived observations,
 //! figures and report.
 
-pub mod cache;
 pub mod figures;
 pub mod grid;
 pub mod html;

@@ -1,9 +1,10 @@
 //! Runs the study's points in parallel, each repetition once (cached).
 
-use super::cache::{Cache, RepResult};
 use super::grid::{points, Plan, Point};
 use super::results::PointRow;
+use crate::cache::Cache;
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::experiment::fio_run;
@@ -127,6 +128,20 @@ pub fn run_study(
 
 fn io_err(dir: &std::path::Path, e: std::io::Error) -> InputError {
     InputError::invalid(dir.display().to_string(), e.to_string())
+}
+
+/// What one repetition measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RepResult {
+    pub rt_p999_us: f64,
+    pub rt_p99_us: f64,
+    pub rt_mean_us: f64,
+    pub total_bw_mbs: f64,
+    pub nrt_bw_mbs: f64,
+    pub waf: f64,
+    pub gc_invocations: u64,
+    pub gc_pages_moved: u64,
+    pub erases: u64,
 }
 
 /// Everything that decides a repetition's result (the cache key's input).

@@ -68,6 +68,7 @@ impl SsdConfig {
                     .collect(),
             )
         })?;
+        cfg.check_fits_memory(file, text)?;
         Ok(cfg)
     }
 }

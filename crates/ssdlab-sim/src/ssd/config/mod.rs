@@ -5,6 +5,7 @@
 
 mod check;
 mod load;
+mod memory;
 
 pub use load::{line_of_key, Preset, PRESETS};
 

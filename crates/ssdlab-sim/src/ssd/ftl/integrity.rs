@@ -1,7 +1,7 @@
 //! Data-integrity shadow checks: page versions, flash-read verification and
 //! the full invariant check of maps, valid counts and buckets.
 
-use super::{BlockState, Ftl, NONE};
+use super::{BlockState, Ftl};
 
 impl Ftl {
     /// Next version of a logical page about to be written (0 when unchecked).
@@ -28,7 +28,7 @@ impl Ftl {
         let Some(ig) = &self.integrity else {
             return Ok(());
         };
-        let ppa = self.fwd[lpa as usize];
+        let ppa = self.fwd.get(lpa);
         let want = ig.expected[lpa as usize];
         let got = ig.page_tag[ppa as usize];
         if got != tag(lpa, want) {
@@ -47,33 +47,27 @@ impl Ftl {
     /// the caller lists in `buffered`).
     pub fn check(&self, buffered: &dyn Fn(u32) -> bool) -> Result<(), String> {
         let ppb = self.layout.pages_per_block;
-        for (lpa, &ppa) in self.fwd.iter().enumerate() {
-            if ppa == NONE {
-                continue;
-            }
-            if self.rev[ppa as usize] != lpa as u32 {
+        for (lpa, ppa) in self.fwd.mapped() {
+            if self.rev.get(ppa) != lpa {
                 return Err(format!(
                     "fwd[{lpa}] = {ppa} but rev[{ppa}] = {}",
-                    self.rev[ppa as usize]
+                    self.rev.get(ppa)
                 ));
             }
-            if !buffered(lpa as u32) {
-                self.verify_flash_read(lpa as u32)?;
+            if !buffered(lpa) {
+                self.verify_flash_read(lpa)?;
             }
         }
         let mut counted = vec![0u16; self.valid.len()];
-        for (ppa, &lpa) in self.rev.iter().enumerate() {
-            if lpa == NONE {
-                continue;
-            }
-            if self.fwd[lpa as usize] != ppa as u32 {
+        for (ppa, lpa) in self.rev.mapped() {
+            if self.fwd.get(lpa) != ppa {
                 return Err(format!(
                     "rev[{ppa}] = {lpa} but fwd[{lpa}] = {}",
-                    self.fwd[lpa as usize]
+                    self.fwd.get(lpa)
                 ));
             }
-            let b = ppa as u32 / ppb;
-            if (ppa as u32 % ppb) as u16 >= self.written[b as usize] {
+            let b = ppa / ppb;
+            if (ppa % ppb) as u16 >= self.written[b as usize] {
                 return Err(format!(
                     "valid page {ppa} beyond the write pointer of block {b}"
                 ));

@@ -4,10 +4,12 @@
 
 mod buckets;
 mod integrity;
+mod page_map;
 mod relocate;
 
 pub use buckets::BucketIter;
 use integrity::tag;
+use page_map::PageMap;
 
 use super::layout::Layout;
 use std::collections::VecDeque;
@@ -84,8 +86,8 @@ pub struct Integrity {
 
 pub struct Ftl {
     pub layout: Layout,
-    fwd: Vec<u32>,
-    rev: Vec<u32>,
+    fwd: PageMap,
+    rev: PageMap,
     valid: Vec<u16>,
     written: Vec<u16>,
     pending: Vec<u16>,
@@ -149,8 +151,8 @@ impl Ftl {
             page_tag: vec![u64::MAX; layout.physical_pages as usize],
         });
         Ftl {
-            fwd: vec![NONE; layout.logical_pages as usize],
-            rev: vec![NONE; layout.physical_pages as usize],
+            fwd: PageMap::new(layout.logical_pages as usize),
+            rev: PageMap::new(layout.physical_pages as usize),
             valid: vec![0; blocks],
             written: vec![0; blocks],
             pending: vec![0; blocks],
@@ -181,12 +183,12 @@ impl Ftl {
 
     #[inline]
     pub fn lookup(&self, lpa: u32) -> u32 {
-        self.fwd[lpa as usize]
+        self.fwd.get(lpa)
     }
 
     #[inline]
     pub fn lpa_at(&self, ppa: u32) -> u32 {
-        self.rev[ppa as usize]
+        self.rev.get(ppa)
     }
 
     #[inline]
@@ -389,7 +391,7 @@ impl Ftl {
     /// Host data of `lpa` (at `version`) now sits at `ppa`: map it, invalidate
     /// the previous copy.
     pub fn commit(&mut self, lpa: u32, ppa: u32, version: u32) {
-        let old = self.fwd[lpa as usize];
+        let old = self.fwd.get(lpa);
         if old != NONE {
             self.invalidate(old);
         }
@@ -413,14 +415,14 @@ impl Ftl {
     }
 
     fn map(&mut self, lpa: u32, ppa: u32) {
-        self.fwd[lpa as usize] = ppa;
-        self.rev[ppa as usize] = lpa;
+        self.fwd.set(lpa, ppa);
+        self.rev.set(ppa, lpa);
         let block = self.layout.block_of(ppa);
         self.bump_valid(block, 1);
     }
 
     fn invalidate(&mut self, ppa: u32) {
-        self.rev[ppa as usize] = NONE;
+        self.rev.set(ppa, NONE);
         let block = self.layout.block_of(ppa);
         self.bump_valid(block, -1);
     }
@@ -441,10 +443,10 @@ impl Ftl {
 
     /// Unmaps a logical page (TRIM).
     pub fn trim(&mut self, lpa: u32) {
-        let old = self.fwd[lpa as usize];
+        let old = self.fwd.get(lpa);
         if old != NONE {
             self.invalidate(old);
-            self.fwd[lpa as usize] = NONE;
+            self.fwd.set(lpa, NONE);
             self.counters.trims += 1;
         }
         if let Some(ig) = &mut self.integrity {
@@ -454,7 +456,7 @@ impl Ftl {
 
     /// Forward-map entries in use (mapped logical pages).
     pub fn mapped_pages(&self) -> u64 {
-        self.fwd.iter().filter(|&&p| p != NONE).count() as u64
+        self.fwd.count_mapped()
     }
 
     /// Bytes held by the maps and block tables (for memory reports).

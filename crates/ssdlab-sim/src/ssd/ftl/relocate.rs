@@ -24,16 +24,16 @@ impl Ftl {
         let first = victim * ppb;
         let mut moved = 0;
         for ppa in first..first + self.written[victim as usize] as u32 {
-            let lpa = self.rev[ppa as usize];
+            let lpa = self.rev.get(ppa);
             if lpa == NONE {
                 continue;
             }
             let dst = self
                 .alloc_page(plane, Stream::Gc)
                 .expect("GC destination: caller checked can_relocate");
-            self.rev[ppa as usize] = NONE;
-            self.fwd[lpa as usize] = dst;
-            self.rev[dst as usize] = lpa;
+            self.rev.set(ppa, NONE);
+            self.fwd.set(lpa, dst);
+            self.rev.set(dst, lpa);
             let dst_block = self.layout.block_of(dst);
             self.bump_valid(dst_block, 1);
             self.pending[dst_block as usize] -= 1;

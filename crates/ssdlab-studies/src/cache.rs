@@ -1,29 +1,18 @@
-//! A cache of finished repetitions keyed by a hash of their full
+//! The studies' cache of finished points, keyed by a hash of their full
 //! configuration, so an interrupted or repeated study recomputes only what is
-//! missing. Entries are written atomically (temporary file, then rename).
+//! missing. Entries are written atomically (temporary file, then rename), and
+//! floats are read back bit for bit (serde_json's `float_roundtrip`), so a
+//! point prints the same from the cache as when computed.
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-/// What one repetition measured.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RepResult {
-    pub rt_p999_us: f64,
-    pub rt_p99_us: f64,
-    pub rt_mean_us: f64,
-    pub total_bw_mbs: f64,
-    pub nrt_bw_mbs: f64,
-    pub waf: f64,
-    pub gc_invocations: u64,
-    pub gc_pages_moved: u64,
-    pub erases: u64,
-}
-
 #[derive(Serialize, Deserialize)]
-struct Entry {
+struct Entry<T> {
     key: String,
     config: serde_json::Value,
-    result: RepResult,
+    result: T,
 }
 
 pub struct Cache {
@@ -51,22 +40,22 @@ impl Cache {
         self.dir.join(format!("{key}.json"))
     }
 
-    pub fn get(&self, key: &str) -> Option<RepResult> {
+    pub fn get<T: DeserializeOwned>(&self, key: &str) -> Option<T> {
         let text = std::fs::read_to_string(self.path(key)).ok()?;
-        let e: Entry = serde_json::from_str(&text).ok()?;
+        let e: Entry<T> = serde_json::from_str(&text).ok()?;
         (e.key == key).then_some(e.result)
     }
 
-    pub fn put(
+    pub fn put<T: Serialize>(
         &self,
         key: &str,
         config: &serde_json::Value,
-        result: &RepResult,
+        result: &T,
     ) -> std::io::Result<()> {
         let entry = Entry {
             key: key.to_string(),
             config: config.clone(),
-            result: result.clone(),
+            result,
         };
         let text = serde_json::to_string_pretty(&entry).expect("serializable");
         let tmp = self.dir.join(format!("{key}.tmp-{}", std::process::id()));
@@ -95,5 +84,34 @@ mod tests {
         assert_eq!(Cache::key(&a), Cache::key(&a.clone()));
         assert_ne!(Cache::key(&a), Cache::key(&b));
         assert_eq!(Cache::key(&a).len(), 32);
+    }
+
+    #[test]
+    fn a_result_reads_back_bit_for_bit() {
+        // Once 104.50832500000001 came back from the cache as 104.508325.
+        use crate::k2::runner::RepResult;
+        let dir = std::env::temp_dir().join(format!("ssdlab-cache-rt-{}", std::process::id()));
+        let cache = Cache::open(&dir).unwrap();
+        let mut r = RepResult {
+            rt_p999_us: 104.50832500000001,
+            rt_p99_us: 0.1 + 0.2,
+            rt_mean_us: 1.0 / 3.0,
+            total_bw_mbs: 2.0f64.sqrt(),
+            nrt_bw_mbs: 1e-300,
+            waf: 1.000_000_000_000_000_2,
+            gc_invocations: 1,
+            gc_pages_moved: 2,
+            erases: 3,
+        };
+        for i in 0..200 {
+            r.rt_p999_us = 104.50832500000001 + i as f64 * 1.1e-14;
+            let config = serde_json::json!({ "i": i });
+            let key = Cache::key(&config);
+            cache.put(&key, &config, &r).unwrap();
+            let back: RepResult = cache.get(&key).unwrap();
+            assert_eq!(back, r);
+            assert_eq!(back.rt_p999_us.to_bits(), r.rt_p999_us.to_bits());
+        }
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }
