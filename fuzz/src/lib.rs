@@ -1,0 +1,392 @@
+//! The fuzz targets' bodies, one function per target, each feeding its input
+//! to the functions the `ssdlab` CLI calls on user input. The cargo-fuzz
+//! targets in `fuzz_targets/` call these; `crates/ssdlab-cli/tests/fuzz_corpus.rs`
+//! includes this file (`#[path]`) and replays every committed corpus and
+//! regression input through them on the stable toolchain.
+//!
+//! A parser returning an error is fine; a panic, abort, hang or huge
+//! allocation is a bug.
+
+use ssdlab_fio::{IoGenerator, JobFile, ParseOptions};
+use ssdlab_sim::host::HostConfig;
+use ssdlab_sim::sched::{Dir, IoClass, IoPrio, Request, Scheduler};
+use ssdlab_sim::ssd::config::SsdConfig;
+use ssdlab_sim::ssd::device::SimSsd;
+use ssdlab_sim::ssd::layout::Layout;
+use ssdlab_sim::workload::fio_job::{FioJob, IoSource};
+use ssdlab_sim::workload::trace_replay::{ReplayOptions, TraceFeed};
+use ssdlab_trace::{BlkparseAction, Format, ReadOptions, TimeUnit, TraceReader};
+use std::collections::BTreeSet;
+use std::sync::OnceLock;
+
+/// The job file's name: relative `include`s resolve in a directory that does
+/// not exist, so the fuzzer cannot pull in files of the checkout.
+pub const FIO_NAME: &str = "/nonexistent-ssdlab-fuzz/fuzz.fio";
+
+/// Jobs of one job file that are built (numjobs may clone up to 4096).
+const MAX_BUILT_JOBS: usize = 16;
+/// I/Os drawn from each job's generator.
+const IOS_PER_JOB: usize = 64;
+/// I/Os drawn from a trace replay before giving up (a hang guard).
+const MAX_REPLAY_IOS: usize = 100_000;
+/// Physical pages up to which a fuzzed preset's device is also built.
+const MAX_BUILT_PAGES: u32 = 1 << 16;
+
+/// Logical capacity of the `seed004` preset: the device behind the job
+/// and trace targets (what `--device seed004` gives the CLI).
+pub fn device_bytes() -> u64 {
+    static BYTES: OnceLock<u64> = OnceLock::new();
+    *BYTES.get_or_init(|| {
+        let cfg = SsdConfig::load("seed004").expect("built-in preset");
+        Layout::new(&cfg).capacity_bytes()
+    })
+}
+
+/// A fixed environment for `${VAR}` expansion (the CLI passes the process
+/// environment; a fixed one keeps runs reproducible).
+fn fio_env(name: &str) -> Option<String> {
+    let v = match name {
+        "BS" => "4k",
+        "SIZE" => "1g",
+        "RW" => "randread",
+        "DEPTH" => "32",
+        "N" => "2",
+        "EMPTY" => "",
+        _ => return None,
+    };
+    Some(v.to_string())
+}
+
+/// `fio_job`: job file text through `ssdlab_fio::parse_str_with` (what
+/// `ssdlab run JOBFILE` reaches through `parse_file_with`, which reads the
+/// file and decodes it with `from_utf8_lossy`), with and without
+/// `--ignore-unknown`; then the jobs are built as `fio_run::prepare` does
+/// (`FioJob::new`) and their generators draw a few I/Os.
+pub fn fio_job(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let mut built = false;
+    for ignore_unknown in [false, true] {
+        let opts = ParseOptions { ignore_unknown };
+        match ssdlab_fio::parse_str_with(&text, FIO_NAME, &fio_env, &opts) {
+            Ok(jf) if !built => {
+                build_jobs(&jf);
+                built = true;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                let _ = e.to_string();
+            }
+        }
+    }
+}
+
+/// As `fio_run::build_jobs`: the size checks, then `FioJob::new`.
+fn build_jobs(jf: &JobFile) {
+    let bytes = device_bytes();
+    let costs = HostConfig::default().costs;
+    for (i, spec) in jf.jobs.iter().take(MAX_BUILT_JOBS).enumerate() {
+        let region = spec.region(bytes);
+        if spec.min_bs() > bytes || region.1 < spec.min_bs() {
+            continue;
+        }
+        if let Some(io_size) = spec.io_size {
+            let _ = io_size.resolve(bytes);
+        }
+        let _ = FioJob::new(i as u32, spec.clone(), bytes, 1, &costs);
+        if let Ok(mut gen) = IoGenerator::new(spec, region, i as u64 + 1) {
+            let (start, len) = gen.region();
+            for _ in 0..IOS_PER_JOB {
+                let io = gen.next_io();
+                assert!(io.len > 0, "empty I/O from job '{}'", spec.name);
+                assert!(
+                    io.offset >= start && io.offset + io.len as u64 <= start + len,
+                    "I/O {io:?} outside the region ({start}, {len}) of job '{}'",
+                    spec.name
+                );
+            }
+        }
+    }
+}
+
+/// The reader options a selector byte stands for, as `ssdlab replay` sets
+/// them from its flags.
+///
+/// Bits 0-2: format, `Format::ALL[(b & 7) % 5]` (blkparse, msr, spc, mqsim,
+/// fio-iolog). Bit 3: `--skip-bad-lines`. Bits 4-5: `--blkparse-action` and
+/// `--fio-time-unit`: 0 = q/us (the CLI defaults), 1 = d/ns, 2 = c/ms,
+/// 3 = q/s. Bit 6: `--trace-device`, taken from the first line of the rest.
+/// Bit 7: also replay the trace through `TraceFeed` (the replay source).
+pub fn trace_options(sel: u8) -> (Format, ReadOptions) {
+    let format = Format::ALL[usize::from(sel & 0x07) % Format::ALL.len()];
+    let (blkparse_action, fio_v3_time_unit) = match (sel >> 4) & 0x03 {
+        0 => (BlkparseAction::Queue, TimeUnit::Us),
+        1 => (BlkparseAction::Issue, TimeUnit::Ns),
+        2 => (BlkparseAction::Complete, TimeUnit::Ms),
+        _ => (BlkparseAction::Queue, TimeUnit::S),
+    };
+    let opts = ReadOptions {
+        skip_bad_lines: sel & 0x08 != 0,
+        blkparse_action,
+        fio_v3_time_unit,
+        ..ReadOptions::default()
+    };
+    (format, opts)
+}
+
+/// `trace`: the first byte picks the format and options
+/// ([`trace_options`]), the rest is the trace, drained through
+/// `ssdlab_trace::TraceReader` (what `ssdlab_trace::open` wraps around the
+/// file) and, with bit 7, replayed through `TraceFeed` as `ssdlab replay`
+/// does (offsets folded into the device, looping over the trace).
+pub fn trace(data: &[u8]) {
+    let Some((&sel, rest)) = data.split_first() else {
+        return;
+    };
+    let (format, mut opts) = trace_options(sel);
+    let mut body = rest;
+    if sel & 0x40 != 0 {
+        let (line, tail) = match rest.iter().position(|&b| b == b'\n') {
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => (rest, &[][..]),
+        };
+        // A command-line argument is a String.
+        let Ok(device) = std::str::from_utf8(line) else {
+            return;
+        };
+        opts.device = Some(device.to_string());
+        body = tail;
+    }
+    let lines = body.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+    let mut reader = TraceReader::new(body, format, "fuzz", opts.clone());
+    let mut items = 0u64;
+    for item in reader.by_ref() {
+        items += 1;
+        assert!(items <= lines, "more items than lines");
+        match item {
+            Ok(rec) => assert!(rec.len > 0, "empty record {rec:?}"),
+            Err(e) => {
+                let _ = e.to_string();
+            }
+        }
+    }
+    assert!(reader.next().is_none(), "items after the end");
+    if sel & 0x80 != 0 {
+        replay(body, format, opts);
+    }
+}
+
+/// The replay source of `ssdlab replay` over `body`, written to a scratch
+/// file (`TraceFeed` opens a path), with `--loop-write 8k`.
+fn replay(body: &[u8], format: Format, read: ReadOptions) {
+    let path = std::env::temp_dir().join(format!(
+        "ssdlab-fuzz-trace-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::write(&path, body).expect("writing the scratch trace");
+    let dev = device_bytes();
+    let feed = TraceFeed::open(ReplayOptions {
+        path: path.clone(),
+        format,
+        read,
+        time_scale: 1.0,
+        open_loop: true,
+        loop_until_write_bytes: Some(8 << 10),
+        device_bytes: dev,
+    });
+    if let Ok(mut feed) = feed {
+        let mut n = 0;
+        while let Some(io) = feed.next_io() {
+            let u = io.unit;
+            assert!(
+                u.len > 0 && u.offset + u.len as u64 <= dev,
+                "replayed I/O {u:?} outside the device of {dev} bytes"
+            );
+            n += 1;
+            if n >= MAX_REPLAY_IOS {
+                break;
+            }
+        }
+        let _ = feed.error();
+        let _ = feed.report();
+    }
+    let _ = std::fs::remove_file(&path);
+}
+
+/// `preset`: TOML text through `SsdConfig::from_toml` (parse and validate:
+/// what `SsdConfig::load` does with the text of `--device FILE`), then what
+/// the CLI derives from a loaded device: its default host settings,
+/// `Layout::new`, the TOML `ssdlab presets --show FILE` prints and, for small
+/// devices, the simulated device itself (`SimSsd::new`). The same text also
+/// goes through the `--host FILE` path (`HostConfig` from TOML, validated).
+pub fn preset(data: &[u8]) {
+    // The CLI reads files with `read_to_string`: invalid UTF-8 is an error.
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    match SsdConfig::from_toml(text, "fuzz.toml") {
+        Ok(cfg) => {
+            let host = cfg.default_host();
+            host.validate().expect("a validated preset's host is valid");
+            let layout = Layout::new(&cfg);
+            let _ = layout.capacity_bytes();
+            let _ = toml::to_string(&cfg);
+            if layout.physical_pages <= MAX_BUILT_PAGES {
+                let _ = SimSsd::new(cfg, 1, false);
+            }
+        }
+        Err(e) => {
+            let _ = e.to_string();
+        }
+    }
+    match toml::from_str::<HostConfig>(text) {
+        Ok(host) => {
+            if let Err(e) = host.validate() {
+                let _ = e.to_string();
+            }
+        }
+        Err(e) => {
+            let _ = e.message();
+        }
+    }
+}
+
+/// `sched_spec`: a `--scheduler` spec string through
+/// `ssdlab_sim::sched::spec::parse` and `ssdlab_sim::sched::build` (what
+/// `fio_run::prepare` calls), then the scheduler built runs a short fixed
+/// workload the way the block layer drives it.
+pub fn sched_spec(data: &[u8]) {
+    // A command-line argument is a String.
+    let Ok(spec) = std::str::from_utf8(data) else {
+        return;
+    };
+    match ssdlab_sim::sched::spec::parse(spec) {
+        Ok((_, tunables)) => {
+            let _ = tunables.iter().count();
+        }
+        Err(e) => {
+            let _ = e.to_string();
+        }
+    }
+    match ssdlab_sim::sched::build(spec) {
+        Ok(mut s) => drive(s.as_mut()),
+        Err(e) => {
+            let _ = e.to_string();
+        }
+    }
+}
+
+/// Requests the driver keeps at the device.
+const DRIVER_DEPTH: usize = 4;
+/// Tags per hardware queue (`nr_requests`).
+const NR_REQUESTS: u32 = 64;
+/// Steps of the drain phase before giving up.
+const DRAIN_STEPS: usize = 10_000;
+
+/// The `n`th request of the fixed workload: mixed directions, classes, sync
+/// and async, sequential runs that merge and scattered ones that do not.
+fn workload_request(n: u64, now: u64) -> Request {
+    let dir = match n % 5 {
+        0 | 3 => Dir::Read,
+        1 | 4 => Dir::Write,
+        _ => Dir::Discard,
+    };
+    let class = match n % 7 {
+        0 => IoClass::Rt,
+        1 => IoClass::Idle,
+        2 | 3 => IoClass::Be,
+        _ => IoClass::None,
+    };
+    let sector = if n.is_multiple_of(3) {
+        n * 8
+    } else {
+        (n * 7919 % 1024) * 64
+    };
+    Request {
+        id: n,
+        dir,
+        sector,
+        bytes: 4096 * (1 + (n % 4) as u32),
+        prio: IoPrio {
+            class,
+            level: (n % 8) as u8,
+        },
+        sync: n % 4 != 1,
+        job: (n % 3) as u32,
+        submit_ns: now,
+        insert_ns: now,
+        dispatch_ns: 0,
+    }
+}
+
+/// Runs a short workload through `s` as `host::BlockLayer` does: merge
+/// probe, depth limit, insert, dispatch while there is room, completions,
+/// timers. Checks what the block layer relies on: a merge joins a tracked
+/// request, and a dispatched request was inserted and not yet dispatched.
+fn drive(s: &mut dyn Scheduler) {
+    let mut now: u64 = 0;
+    let mut queued = BTreeSet::new();
+    let mut inflight: Vec<Request> = Vec::new();
+    let dispatch = |s: &mut dyn Scheduler,
+                    now: u64,
+                    queued: &mut BTreeSet<u64>,
+                    inflight: &mut Vec<Request>| {
+        while inflight.len() < DRIVER_DEPTH && s.has_work() {
+            let Some(mut rq) = s.dispatch(now) else {
+                break;
+            };
+            assert!(
+                queued.remove(&rq.id),
+                "{} dispatched request {} that is not queued",
+                s.name(),
+                rq.id
+            );
+            rq.dispatch_ns = now;
+            inflight.push(rq);
+        }
+    };
+    let timer = |s: &mut dyn Scheduler, now: u64| {
+        if s.next_timer().is_some_and(|t| t <= now) {
+            s.on_timer(now);
+        }
+    };
+    for n in 1..=64u64 {
+        let mut probe = workload_request(n, now);
+        probe.id = 0;
+        if let Some((rid, _)) = s.bio_merge(&probe, 128 << 10) {
+            assert!(
+                queued.contains(&rid) || inflight.iter().any(|r| r.id == rid),
+                "{} merged into request {rid} that is not tracked",
+                s.name()
+            );
+        } else {
+            let rq = workload_request(n, now);
+            let _ = s.limit_depth(rq.dir, rq.sync, NR_REQUESTS);
+            queued.insert(rq.id);
+            s.insert(rq, now);
+        }
+        timer(s, now);
+        dispatch(s, now, &mut queued, &mut inflight);
+        if n.is_multiple_of(3) && !inflight.is_empty() {
+            let rq = inflight.remove(0);
+            s.completed(&rq, now);
+            dispatch(s, now, &mut queued, &mut inflight);
+        }
+        now += 7_000;
+    }
+    for _ in 0..DRAIN_STEPS {
+        if queued.is_empty() && inflight.is_empty() {
+            break;
+        }
+        now = match s.next_timer() {
+            Some(t) if t > now => t.min(now + 1_000_000),
+            _ => now + 50_000,
+        };
+        timer(s, now);
+        for rq in std::mem::take(&mut inflight) {
+            s.completed(&rq, now);
+        }
+        dispatch(s, now, &mut queued, &mut inflight);
+    }
+    let _ = (s.queued(), s.counters(), s.has_work());
+}
