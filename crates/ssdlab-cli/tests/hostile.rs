@@ -516,3 +516,31 @@ fn request_counts_are_bounded() {
         assert!(err.contains("4300000000"), "{err}");
     }
 }
+
+#[test]
+fn the_host_link_carries_the_bytes_not_the_page() {
+    // 64 KiB mapping pages over a 100 MB/s link: a 4 KiB read moves 41 µs
+    // of data, not a whole page's 655 µs.
+    let (_, show, _) = ssdlab_capped(&["presets", "--show", "seed004"]);
+    let slow = show
+        .replace("page_size = 4096", "page_size = 65536")
+        .replace("blocks_per_plane = 512", "blocks_per_plane = 64")
+        .replace("link_mbs = 4_000", "link_mbs = 100");
+    let preset = scratch("bigpage.toml", &slow);
+    let p = job("small.fio", "io_size=64k\niodepth=1");
+    let (code, out, err) = ssdlab_capped(&[
+        "run",
+        p.to_str().unwrap(),
+        "--device",
+        preset.to_str().unwrap(),
+        "--occupancy",
+        "100",
+        "--output-format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let mean_us = v["jobs"][0]["read"]["clat_ns"]["mean"].as_f64().unwrap() / 1e3;
+    assert!(mean_us < 400.0, "4 KiB read took {mean_us} µs");
+    assert!(mean_us > 41.0, "4 KiB read took {mean_us} µs");
+}

@@ -93,6 +93,7 @@ fn cmd(id: u64, op: IoOp, lpa: u32) -> IoCommand {
         op,
         lpa,
         pages: 1,
+        bytes: 4096,
         sq: 0,
     }
 }

@@ -125,6 +125,7 @@ fn drive(ssd: SimSsd, steps: &[Step]) -> (SimSsd, u64) {
             op: s.op,
             lpa,
             pages,
+            bytes: pages * 4096,
             sq: (i % 3) as u16,
         };
         commands.push((t, cmd));

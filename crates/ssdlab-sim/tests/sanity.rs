@@ -167,6 +167,7 @@ impl MixedLoad {
             op,
             lpa,
             pages: 1,
+            bytes: cx.device().info().page_size,
             sq: 0,
         };
         cx.submit_command(cmd).unwrap();

@@ -80,6 +80,7 @@ impl LoadState<'_> {
             op: self.spec.op,
             lpa: self.rng.gen_range(0..self.spec.span),
             pages: 1,
+            bytes: cx.device().info().page_size,
             sq: 0,
         };
         self.submitted_at[tag as usize] = cx.now();

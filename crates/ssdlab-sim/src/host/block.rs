@@ -343,6 +343,7 @@ impl BlockLayer {
             },
             lpa: first as u32,
             pages: (end - first).max(1) as u32,
+            bytes: rq.bytes,
             sq: t.hq as u16,
         }
     }

@@ -52,8 +52,8 @@ impl SimSsd {
             self.ctrl_busy = self.ctrl_busy.max(now) + self.cfg.controller.command_ns;
             let mut ready = self.ctrl_busy;
             if cmd.op == IoOp::Write {
-                self.link_in_busy =
-                    self.link_in_busy.max(ready) + self.page_link_ns * cmd.pages as u64;
+                let per_page = self.slots[slot as usize].link_ns_per_page as u64;
+                self.link_in_busy = self.link_in_busy.max(ready) + per_page * cmd.pages as u64;
                 ready = self.link_in_busy;
             }
             q.schedule(ready, DevEvent::CmdReady(slot));
@@ -61,12 +61,18 @@ impl SimSsd {
     }
 
     fn alloc_slot(&mut self, cmd: IoCommand) -> u32 {
+        // Whole pages cost exactly `page_link_ns` each: ceil(ceil(n·x)/n)
+        // equals ceil(x).
+        let page_bytes = self.layout.page_size as u64 * cmd.pages as u64;
+        let bytes = (cmd.bytes as u64).min(page_bytes);
+        let link = (bytes * 1000).div_ceil(self.cfg.controller.link_mbs);
         let slot = Slot {
             id: cmd.id,
             op: cmd.op,
             lpa: cmd.lpa,
             pages: cmd.pages,
             remaining: cmd.pages,
+            link_ns_per_page: link.div_ceil(cmd.pages.max(1) as u64) as u32,
             latest: 0,
         };
         match self.free_slots.pop() {
@@ -96,7 +102,8 @@ impl SimSsd {
 
     /// A read page leaves over the host link at `at`.
     pub(super) fn read_page_out(&mut self, slot: u32, at: Ns, q: &mut impl Timers<DevEvent>) {
-        self.link_out_busy = self.link_out_busy.max(at) + self.page_link_ns;
+        let per_page = self.slots[slot as usize].link_ns_per_page as u64;
+        self.link_out_busy = self.link_out_busy.max(at) + per_page;
         let done = self.link_out_busy;
         self.page_done(slot, done, q);
     }

@@ -51,6 +51,9 @@ pub struct IoCommand {
     pub op: IoOp,
     pub lpa: u32,
     pub pages: u32,
+    /// Bytes that cross the host link (at most `pages` pages: a 4 KiB read
+    /// of a 64 KiB page moves 4 KiB over PCIe, not the page).
+    pub bytes: u32,
     /// Submission queue (0-based; taken modulo the device's queue count).
     pub sq: u16,
 }
@@ -209,6 +212,8 @@ struct Slot {
     lpa: u32,
     pages: u32,
     remaining: u32,
+    /// Host-link time of each of its pages (its bytes spread evenly).
+    link_ns_per_page: u32,
     latest: Ns,
 }
 
