@@ -23,7 +23,10 @@ failed=()
 for t in "${targets[@]}"; do
     echo "== fuzz $t for ${secs}s"
     mkdir -p "$scratch/$t"
-    if ! cargo +nightly fuzz run "$t" "$scratch/$t" "fuzz/corpus/$t" -- \
+    # The fixed crashes' reproducers run first, with overflow checks on.
+    extra=()
+    if [[ -d "fuzz/regressions/$t" ]]; then extra=("fuzz/regressions/$t"); fi
+    if ! cargo +nightly fuzz run "$t" "$scratch/$t" "fuzz/corpus/$t" "${extra[@]}" -- \
         -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
         -dict="fuzz/dict/$t.dict" -print_final_stats=1; then
         failed+=("$t")

@@ -131,7 +131,7 @@ impl TraceFeed {
     fn unit_of(&mut self, rec: &TraceRecord) -> SourcedIo {
         let dev = self.opts.device_bytes;
         let mut offset = rec.offset;
-        if offset + rec.len as u64 > dev {
+        if offset.saturating_add(rec.len as u64) > dev {
             self.counters.folded += 1;
             offset %= dev;
         }
