@@ -29,20 +29,10 @@ pub const DEFAULT_PERCENTILES: [f64; 17] = [
     99.99,
 ];
 
-/// Bucket index of a value (fio's `plat_val_to_idx`).
+/// Bucket index of a value (fio's `plat_val_to_idx`): the continued
+/// scheme, clamped to fio's last bucket as fio clamps it.
 pub fn plat_val_to_idx(val: u64) -> usize {
-    let msb = if val == 0 {
-        0
-    } else {
-        63 - val.leading_zeros()
-    };
-    if msb <= FIO_IO_U_PLAT_BITS {
-        return val as usize;
-    }
-    let error_bits = msb - FIO_IO_U_PLAT_BITS;
-    let base = ((error_bits + 1) as usize) << FIO_IO_U_PLAT_BITS;
-    let offset = ((val >> error_bits) as usize) & (FIO_IO_U_PLAT_VAL - 1);
-    (base + offset).min(FIO_IO_U_PLAT_NR - 1)
+    plat_val_to_ext_idx(val).min(FIO_IO_U_PLAT_NR - 1)
 }
 
 /// Bucket index of a value in fio's scheme continued past its 29 groups
@@ -80,14 +70,7 @@ pub fn plat_ext_idx_to_val(idx: usize) -> u64 {
 /// If `idx >= FIO_IO_U_PLAT_NR`.
 pub fn plat_idx_to_val(idx: usize) -> u64 {
     assert!(idx < FIO_IO_U_PLAT_NR, "bucket index out of range");
-    if idx < (FIO_IO_U_PLAT_VAL << 1) {
-        return idx as u64;
-    }
-    let error_bits = (idx >> FIO_IO_U_PLAT_BITS) as u32 - 1;
-    let base = 1u64 << (error_bits + FIO_IO_U_PLAT_BITS);
-    let k = (idx % FIO_IO_U_PLAT_VAL) as u64;
-    // base + (k + 0.5) * 2^error_bits, exact because error_bits >= 1 here.
-    base + ((2 * k + 1) << (error_bits - 1))
+    plat_ext_idx_to_val(idx)
 }
 
 /// fio's coarse latency distribution (`latency_ns` / `latency_us` /
