@@ -40,6 +40,32 @@ fn job(name: &str, extra: &str) -> PathBuf {
     )
 }
 
+/// seed004's preset text with each `(from, to)` replaced, as a file.
+fn seed004_with(name: &str, changes: &[(&str, &str)]) -> PathBuf {
+    let (_, mut text, _) = ssdlab_capped(&["presets", "--show", "seed004"]);
+    for (from, to) in changes {
+        assert!(text.contains(from), "seed004 has no '{from}'");
+        text = text.replace(from, to);
+    }
+    scratch(name, &text)
+}
+
+/// A job run on a preset file, fully preconditioned, as fio JSON.
+fn run_full_json(job: &std::path::Path, preset: &std::path::Path) -> serde_json::Value {
+    let (code, out, err) = ssdlab_capped(&[
+        "run",
+        job.to_str().unwrap(),
+        "--device",
+        preset.to_str().unwrap(),
+        "--occupancy",
+        "100",
+        "--output-format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
 fn run_job(path: &std::path::Path) -> (i32, String, String) {
     ssdlab_capped(&[
         "run",
@@ -257,25 +283,15 @@ fn requests_past_the_device_end_are_counted_as_clipped() {
 fn percentiles_hold_past_seventeen_seconds() {
     // One plane, 10 s reads, four queued: 10, 20, 30 and 40 s. Every
     // percentile past 17.2 s once read 17113 ms.
-    let (_, show, _) = ssdlab_capped(&["presets", "--show", "seed004"]);
-    let slow = show
-        .replace("read_ns = 25_000", "read_ns = 10_000_000_000")
-        .replace("channels = 4", "channels = 1")
-        .replace("planes_per_die = 4", "planes_per_die = 1");
-    let preset = scratch("slow.toml", &slow);
-    let p = job("slow.fio", "io_size=16k\niodepth=4");
-    let (code, out, err) = ssdlab_capped(&[
-        "run",
-        p.to_str().unwrap(),
-        "--device",
-        preset.to_str().unwrap(),
-        "--occupancy",
-        "100",
-        "--output-format",
-        "json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let preset = seed004_with(
+        "slow.toml",
+        &[
+            ("read_ns = 25_000", "read_ns = 10_000_000_000"),
+            ("channels = 4", "channels = 1"),
+            ("planes_per_die = 4", "planes_per_die = 1"),
+        ],
+    );
+    let v = run_full_json(&job("slow.fio", "io_size=16k\niodepth=4"), &preset);
     let pct = &v["jobs"][0]["read"]["clat_ns"]["percentile"];
     let at = |p: &str| pct[p].as_u64().unwrap() as f64 / 1e9;
     let (max, p50) = (at("99.990000"), at("50.000000"));
@@ -287,9 +303,7 @@ fn run_ok_job_to(args: &[&str]) -> (i32, String, String) {
     let p = job("ok.fio", "io_size=16k");
     let mut all = vec!["run", p.to_str().unwrap(), "--device", "seed004"];
     all.extend_from_slice(args);
-    let all: Vec<String> = all.iter().map(|s| s.to_string()).collect();
-    let refs: Vec<&str> = all.iter().map(String::as_str).collect();
-    ssdlab_capped(&refs)
+    ssdlab_capped(&all)
 }
 
 #[test]
@@ -392,12 +406,14 @@ fn a_full_stdout_is_an_error_not_a_panic() {
 fn a_preset_too_large_for_memory_is_refused_with_its_need() {
     // 2^31 pages of 1 MiB: once `presets --show` said fine and `run` died
     // on an 8 GB allocation.
-    let (_, show, _) = ssdlab_capped(&["presets", "--show", "seed004"]);
-    let huge = show
-        .replace("blocks_per_plane = 512", "blocks_per_plane = 65536")
-        .replace("pages_per_block = 128", "pages_per_block = 2048")
-        .replace("page_size = 4096", "page_size = 1048576");
-    let preset = scratch("huge.toml", &huge);
+    let preset = seed004_with(
+        "huge.toml",
+        &[
+            ("blocks_per_plane = 512", "blocks_per_plane = 65536"),
+            ("pages_per_block = 128", "pages_per_block = 2048"),
+            ("page_size = 4096", "page_size = 1048576"),
+        ],
+    );
     for args in [
         vec!["presets", "--show", preset.to_str().unwrap()],
         vec![
@@ -521,25 +537,15 @@ fn request_counts_are_bounded() {
 fn the_host_link_carries_the_bytes_not_the_page() {
     // 64 KiB mapping pages over a 100 MB/s link: a 4 KiB read moves 41 µs
     // of data, not a whole page's 655 µs.
-    let (_, show, _) = ssdlab_capped(&["presets", "--show", "seed004"]);
-    let slow = show
-        .replace("page_size = 4096", "page_size = 65536")
-        .replace("blocks_per_plane = 512", "blocks_per_plane = 64")
-        .replace("link_mbs = 4_000", "link_mbs = 100");
-    let preset = scratch("bigpage.toml", &slow);
-    let p = job("small.fio", "io_size=64k\niodepth=1");
-    let (code, out, err) = ssdlab_capped(&[
-        "run",
-        p.to_str().unwrap(),
-        "--device",
-        preset.to_str().unwrap(),
-        "--occupancy",
-        "100",
-        "--output-format",
-        "json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let preset = seed004_with(
+        "bigpage.toml",
+        &[
+            ("page_size = 4096", "page_size = 65536"),
+            ("blocks_per_plane = 512", "blocks_per_plane = 64"),
+            ("link_mbs = 4_000", "link_mbs = 100"),
+        ],
+    );
+    let v = run_full_json(&job("small.fio", "io_size=64k\niodepth=1"), &preset);
     let mean_us = v["jobs"][0]["read"]["clat_ns"]["mean"].as_f64().unwrap() / 1e3;
     assert!(mean_us < 400.0, "4 KiB read took {mean_us} µs");
     assert!(mean_us > 41.0, "4 KiB read took {mean_us} µs");

@@ -6,10 +6,11 @@
 //! from has no detectable format.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Cursor, Read};
+use std::io::{BufReader, Cursor, Read};
 use std::path::Path;
 
 use crate::error::TraceError;
+use crate::lines::LineReader;
 use crate::reader::TraceReader;
 use crate::types::{Format, ReadOptions};
 
@@ -96,47 +97,23 @@ pub fn detect(path: &Path, options: &ReadOptions) -> Result<Detected, TraceError
     })
 }
 
-/// The first `DETECT_LINES` lines, each cut to `max_line_len` bytes.
+/// The first `DETECT_LINES` lines, read with the readers' own bounded line
+/// splitter. An overlong line keeps one byte past the limit, so that the
+/// readers tried on the head see it as overlong too.
 fn read_head<R: Read>(input: R, max_line_len: usize) -> std::io::Result<(Vec<u8>, u64)> {
-    let mut reader = BufReader::new(input);
+    let mut lines = LineReader::new(BufReader::new(input), max_line_len);
     let mut head = Vec::new();
-    let mut lines = 0u64;
-    let mut line = Vec::new();
-    while (lines as usize) < DETECT_LINES {
-        line.clear();
-        let n = reader
-            .by_ref()
-            .take(max_line_len as u64 + 1)
-            .read_until(b'\n', &mut line)?;
-        if n == 0 {
+    let mut n = 0u64;
+    while (n as usize) < DETECT_LINES {
+        let Some(line) = lines.next_line()? else {
             break;
+        };
+        head.extend_from_slice(line.bytes);
+        if line.too_long {
+            head.push(b' ');
         }
-        if line.last() != Some(&b'\n') {
-            // Cut: drop the rest of an overlong line.
-            skip_line(&mut reader)?;
-            line.push(b'\n');
-        }
-        head.extend_from_slice(&line);
-        lines += 1;
+        head.push(b'\n');
+        n += 1;
     }
-    Ok((head, lines))
-}
-
-fn skip_line<R: BufRead>(r: &mut R) -> std::io::Result<()> {
-    loop {
-        let buf = r.fill_buf()?;
-        if buf.is_empty() {
-            return Ok(());
-        }
-        match buf.iter().position(|&b| b == b'\n') {
-            Some(i) => {
-                r.consume(i + 1);
-                return Ok(());
-            }
-            None => {
-                let n = buf.len();
-                r.consume(n);
-            }
-        }
-    }
+    Ok((head, n))
 }
