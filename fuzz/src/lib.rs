@@ -9,8 +9,8 @@
 
 use ssdlab_fio::{IoGenerator, JobFile, ParseOptions};
 use ssdlab_sim::host::HostConfig;
+use ssdlab_sim::preset::Preset;
 use ssdlab_sim::sched::{Dir, IoClass, IoPrio, Request, Scheduler};
-use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::device::SimSsd;
 use ssdlab_sim::ssd::layout::Layout;
 use ssdlab_sim::workload::fio_job::{FioJob, IoSource};
@@ -37,7 +37,7 @@ const MAX_BUILT_PAGES: u32 = 1 << 16;
 pub fn device_bytes() -> u64 {
     static BYTES: OnceLock<u64> = OnceLock::new();
     *BYTES.get_or_init(|| {
-        let cfg = SsdConfig::load("seed004").expect("built-in preset");
+        let cfg = Preset::load("seed004").expect("built-in preset").device;
         Layout::new(&cfg).capacity_bytes()
     })
 }
@@ -213,24 +213,26 @@ fn replay(body: &[u8], format: Format, read: ReadOptions) {
     let _ = std::fs::remove_file(&path);
 }
 
-/// `preset`: TOML text through `SsdConfig::from_toml` (parse and validate:
-/// what `SsdConfig::load` does with the text of `--device FILE`), then what
-/// the CLI derives from a loaded device: its default host settings,
-/// `Layout::new`, the TOML `ssdlab presets --show FILE` prints and, for small
-/// devices, the simulated device itself (`SimSsd::new`). The same text also
-/// goes through the `--host FILE` path (`HostConfig` from TOML, validated).
+/// `preset`: TOML text through `Preset::from_toml` (what `--device FILE`
+/// reads), then what the CLI derives from a loaded preset: its host
+/// settings, the TOML `ssdlab presets --show FILE` prints, `Layout::new` and,
+/// for small devices, the simulated device itself (`SimSsd::new`). The same
+/// text also goes through the `--host FILE` path (`HostConfig::from_toml`).
 pub fn preset(data: &[u8]) {
     // The CLI reads files with `read_to_string`: invalid UTF-8 is an error.
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    match SsdConfig::from_toml(text, "fuzz.toml") {
-        Ok(cfg) => {
-            let host = cfg.default_host();
-            host.validate().expect("a validated preset's host is valid");
+    match Preset::from_toml(text, "fuzz.toml") {
+        Ok(preset) => {
+            preset
+                .host
+                .validate()
+                .expect("a parsed preset's host is valid");
+            let _ = preset.to_toml();
+            let cfg = preset.device;
             let layout = Layout::new(&cfg);
             let _ = layout.capacity_bytes();
-            let _ = toml::to_string(&cfg);
             if layout.physical_pages <= MAX_BUILT_PAGES {
                 let _ = SimSsd::new(cfg, 1, false);
             }
@@ -239,15 +241,8 @@ pub fn preset(data: &[u8]) {
             let _ = e.to_string();
         }
     }
-    match toml::from_str::<HostConfig>(text) {
-        Ok(host) => {
-            if let Err(e) = host.validate() {
-                let _ = e.to_string();
-            }
-        }
-        Err(e) => {
-            let _ = e.message();
-        }
+    if let Err(e) = HostConfig::from_toml(text, "host.toml") {
+        let _ = e.to_string();
     }
 }
 

@@ -1,6 +1,7 @@
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::experiment::closed_loop::LoadFigures;
 use ssdlab_studies::bench::{self, BenchOptions, BenchReport};
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -21,11 +22,29 @@ pub struct Args {
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=86_400))]
     fio_seconds: u64,
     /// Print one JSON object instead of tables.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "compare")]
     json: bool,
+    /// Run this build and another ssdlab binary alternately with the same
+    /// options and print each speed figure's ratio with its spread.
+    #[arg(long, value_name = "OTHER_BINARY")]
+    compare: Option<PathBuf>,
+    /// Rounds of `--compare` (each runs both builds once).
+    #[arg(long, default_value_t = 3, requires = "compare",
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    rounds: u32,
 }
 
 pub fn run(a: Args) -> Result<(), InputError> {
+    if let Some(other) = &a.compare {
+        let forwarded = [
+            format!("--device={}", a.device),
+            format!("--requests={}", a.requests),
+            format!("--qd={}", a.qd),
+            format!("--seed={}", a.seed),
+            format!("--fio-seconds={}", a.fio_seconds),
+        ];
+        return crate::bench_compare::run(other, a.rounds, &forwarded);
+    }
     let opts = BenchOptions {
         device: a.device,
         requests: a.requests,

@@ -1,6 +1,8 @@
 //! The `ssdlab` command line.
 
 mod bench_cmd;
+mod bench_compare;
+mod choices;
 mod output;
 mod presets_cmd;
 mod replay_cmd;

@@ -1,5 +1,6 @@
 use ssdlab_sim::error::InputError;
-use ssdlab_sim::ssd::config::{SsdConfig, PRESETS};
+use ssdlab_sim::preset::{Preset, PRESETS};
+use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::gc::REGISTRY;
 use ssdlab_sim::ssd::layout::Layout;
 
@@ -12,12 +13,14 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<(), InputError> {
     if let Some(name) = a.show {
-        let cfg = SsdConfig::load(&name)?;
+        let preset = Preset::load(&name)?;
         match PRESETS.iter().find(|p| p.name == name) {
             Some(p) => print!("{}", p.source),
             None => print!(
                 "{}",
-                toml::to_string(&cfg).map_err(|e| InputError::invalid(&name, e.to_string()))?
+                preset
+                    .to_toml()
+                    .map_err(|e| InputError::invalid(&name, e))?
             ),
         }
         return Ok(());

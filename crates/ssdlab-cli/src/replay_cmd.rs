@@ -1,8 +1,9 @@
+use crate::choices::{BlkparseEvent, IologTimeUnit};
 use crate::run_cmd::{execute_and_report, SimArgs};
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::experiment::fio_run;
 use ssdlab_sim::workload::trace_replay::{replay_jobfile, ReplayOptions, TraceFeed};
-use ssdlab_trace::{BlkparseAction, ReadOptions, TimeUnit};
+use ssdlab_trace::ReadOptions;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -32,11 +33,11 @@ pub struct Args {
     #[arg(long)]
     trace_device: Option<String>,
     /// blkparse event taken as the request: q (queued, default), d (issued), c (completed).
-    #[arg(long, default_value = "q", value_parser = ["q", "d", "c"])]
-    blkparse_action: String,
+    #[arg(long, value_enum, default_value_t = BlkparseEvent::Q)]
+    blkparse_action: BlkparseEvent,
     /// Unit of fio iolog v3 timestamps (fio itself writes µs).
-    #[arg(long, default_value = "us", value_parser = ["ns", "us", "ms", "s"])]
-    fio_time_unit: String,
+    #[arg(long, value_enum, default_value_t = IologTimeUnit::Us)]
+    fio_time_unit: IologTimeUnit,
 }
 
 pub fn run(a: Args) -> Result<(), InputError> {
@@ -60,17 +61,8 @@ pub fn run(a: Args) -> Result<(), InputError> {
     let read = ReadOptions {
         skip_bad_lines: a.skip_bad_lines,
         device: a.trace_device.clone(),
-        blkparse_action: match a.blkparse_action.as_str() {
-            "d" => BlkparseAction::Issue,
-            "c" => BlkparseAction::Complete,
-            _ => BlkparseAction::Queue,
-        },
-        fio_v3_time_unit: match a.fio_time_unit.as_str() {
-            "ns" => TimeUnit::Ns,
-            "ms" => TimeUnit::Ms,
-            "s" => TimeUnit::S,
-            _ => TimeUnit::Us,
-        },
+        blkparse_action: a.blkparse_action.into(),
+        fio_v3_time_unit: a.fio_time_unit.into(),
         ..ReadOptions::default()
     };
     let format = match &a.format {

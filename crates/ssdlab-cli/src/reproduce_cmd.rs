@@ -1,5 +1,6 @@
+use crate::choices::{name_of, K2Occupancy, K2Op};
 use ssdlab_sim::error::InputError;
-use ssdlab_sim::ssd::config::SsdConfig;
+use ssdlab_sim::preset::Preset;
 use ssdlab_studies::k2::grid::Plan;
 use ssdlab_studies::k2::reproduce;
 use ssdlab_studies::k2::runner::StudyOptions;
@@ -74,11 +75,11 @@ struct K2Args {
     #[command(flatten)]
     common: K2Common,
     /// Only these operations (read, randread, write, randwrite); repeatable.
-    #[arg(long = "op", value_parser = ["read", "randread", "write", "randwrite"])]
-    ops: Vec<String>,
+    #[arg(long = "op", value_enum)]
+    ops: Vec<K2Op>,
     /// Only these device states (partial, full); repeatable.
-    #[arg(long = "occupancy", value_parser = ["partial", "full"])]
-    occupancies: Vec<String>,
+    #[arg(long = "occupancy", value_enum)]
+    occupancies: Vec<K2Occupancy>,
     /// Override the plan: simulated seconds per partially occupied run.
     #[arg(long)]
     partial_runtime: Option<u64>,
@@ -158,8 +159,7 @@ fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
     if runtime == 0 {
         return Err(InputError::invalid("--runtime", "must be at least 1"));
     }
-    let device = SsdConfig::load(&a.common.device)?;
-    let host = device.default_host();
+    let Preset { device, host } = Preset::load(&a.common.device)?;
     let env = RunEnv {
         out: &a.out,
         threads: a.common.jobs,
@@ -177,7 +177,7 @@ fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
     let preamble = format!(
         "Device `{}`, {}, {runtime} s per point, seed {}; {} points computed, {} from the cache.\n",
         device.name,
-        ssdlab_studies::k2::host_description(&device, &host),
+        ssdlab_studies::k2::host_description(&host),
         a.common.seed,
         computed,
         rows.len() - computed
@@ -293,16 +293,16 @@ fn run_k2(a: K2Args) -> Result<(), InputError> {
             return Err(InputError::invalid(name, "must be at least 1"));
         }
     }
-    let device = SsdConfig::load(&a.common.device)?;
+    let Preset { device, host } = Preset::load(&a.common.device)?;
     let opts = StudyOptions {
         plan,
         out: a.out.clone(),
         threads: a.common.jobs,
         seed: a.common.seed,
-        host: device.default_host(),
+        host,
         device,
-        ops: a.ops,
-        occupancies: a.occupancies,
+        ops: a.ops.iter().map(name_of).collect(),
+        occupancies: a.occupancies.iter().map(name_of).collect(),
     };
     let bar = progress_bar("K2 study");
     let progress = |done: usize, total: usize| bar.tick(done, total);

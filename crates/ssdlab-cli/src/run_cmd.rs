@@ -1,9 +1,10 @@
+use crate::choices::OutputFormat;
 use crate::output::Output;
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::experiment::fio_run::{self, RunSetup};
 use ssdlab_sim::experiment::report;
 use ssdlab_sim::host::HostConfig;
-use ssdlab_sim::ssd::config::SsdConfig;
+use ssdlab_sim::preset::Preset;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -45,8 +46,8 @@ pub struct SimArgs {
     #[arg(long)]
     host: Option<PathBuf>,
     /// normal (fio-like text) or json (fio-compatible).
-    #[arg(long, default_value = "normal", value_parser = ["normal", "json"])]
-    output_format: String,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Normal)]
+    output_format: OutputFormat,
     /// Write the report here instead of stdout.
     #[arg(long)]
     output: Option<PathBuf>,
@@ -64,10 +65,10 @@ impl SimArgs {
                 format!("{} is outside [0, 100]", self.occupancy),
             ));
         }
-        let device = load_device(&self.device, self.gc.as_deref())?;
+        let preset = load_device(&self.device, self.gc.as_deref())?;
         Ok(RunSetup {
-            host: load_host(self.host.as_deref(), &device)?,
-            device,
+            host: load_host(self.host.as_deref(), preset.host)?,
+            device: preset.device,
             scheduler: self.scheduler.clone(),
             occupancy: self.occupancy / 100.0,
             seed: self.seed,
@@ -77,7 +78,7 @@ impl SimArgs {
 
     /// The report's destinations, checked (and proven writable) before
     /// anything runs.
-    pub fn outputs(&self) -> Result<Outputs<'_>, InputError> {
+    pub fn outputs(&self) -> Result<Outputs, InputError> {
         let output = self
             .output
             .as_deref()
@@ -97,7 +98,7 @@ impl SimArgs {
             }
         }
         Ok(Outputs {
-            format: &self.output_format,
+            format: self.output_format,
             output,
             timeseries,
         })
@@ -116,18 +117,19 @@ pub fn run(a: Args) -> Result<(), InputError> {
     execute_and_report(prepared, &jobfile, &setup, outputs)
 }
 
-/// A device preset with, optionally, a GC scheme of the GC study applied.
-pub fn load_device(name: &str, gc: Option<&str>) -> Result<SsdConfig, InputError> {
-    let mut device = SsdConfig::load(name)?;
+/// A preset with, optionally, a GC scheme of the GC study applied to its
+/// device.
+pub fn load_device(name: &str, gc: Option<&str>) -> Result<Preset, InputError> {
+    let mut preset = Preset::load(name)?;
     if let Some(scheme) = gc {
-        ssdlab_studies::gc_study::apply_scheme(&mut device, scheme)?;
+        ssdlab_studies::gc_study::apply_scheme(&mut preset.device, scheme)?;
     }
-    Ok(device)
+    Ok(preset)
 }
 
 /// Where a run's report goes.
-pub struct Outputs<'a> {
-    pub format: &'a str,
+pub struct Outputs {
+    pub format: OutputFormat,
     pub output: Option<Output>,
     pub timeseries: Option<Output>,
 }
@@ -146,8 +148,8 @@ pub fn execute_and_report(
     bar.finish();
     let rep = report::build(&result, jobfile, setup);
     let text = match out.format {
-        "json" => rep.to_fio_json_string(),
-        _ => rep.to_normal_text(),
+        OutputFormat::Json => rep.to_fio_json_string(),
+        OutputFormat::Normal => rep.to_normal_text(),
     };
     if let Some(ts) = out.timeseries {
         ts.write(&report::timeseries_csv(&result))?;
@@ -170,35 +172,15 @@ fn fio_error(e: ssdlab_fio::FioError) -> InputError {
     }
 }
 
-/// The host settings of `--host`, or else the device preset's own.
-pub fn load_host(path: Option<&Path>, device: &SsdConfig) -> Result<HostConfig, InputError> {
+/// The host settings of `--host`, or else the preset's own.
+pub fn load_host(path: Option<&Path>, preset_host: HostConfig) -> Result<HostConfig, InputError> {
     let Some(path) = path else {
-        return Ok(device.default_host());
+        return Ok(preset_host);
     };
     let file = path.display().to_string();
     let text =
         std::fs::read_to_string(path).map_err(|e| InputError::invalid(&file, e.to_string()))?;
-    let cfg: HostConfig = toml::from_str(&text).map_err(|e| InputError::At {
-        file: file.clone(),
-        line: e
-            .span()
-            .map_or(1, |s| text[..s.start].lines().count().max(1)),
-        field: "host".into(),
-        message: e.message().to_string(),
-    })?;
-    cfg.validate().map_err(|e| match e {
-        InputError::Invalid { context, message } => {
-            let key = context.trim_start_matches("host.").to_string();
-            InputError::At {
-                file,
-                line: ssdlab_sim::ssd::config::line_of_key(&text, &key),
-                field: key,
-                message,
-            }
-        }
-        other => other,
-    })?;
-    Ok(cfg)
+    HostConfig::from_toml(&text, &file)
 }
 
 /// A progress bar on stderr, shown only on a terminal and only once the run

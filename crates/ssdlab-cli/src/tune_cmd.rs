@@ -1,3 +1,4 @@
+use crate::choices::{name_of, K2Occupancy, K2Op, TuneObjective};
 use ssdlab_sim::error::InputError;
 use ssdlab_studies::k2::report::read_csv;
 use ssdlab_studies::k2::tune::{tune_all, Objective, TuneResult};
@@ -7,8 +8,8 @@ use std::path::PathBuf;
 pub struct Args {
     /// o1: maximise bandwidth with RT p99.9 ≤ α% of none's; o2: minimise RT
     /// p99.9 with bandwidth ≥ β% of none's.
-    #[arg(long, value_parser = ["o1", "o2"])]
-    objective: String,
+    #[arg(long, value_enum)]
+    objective: TuneObjective,
     /// α in percent (O1).
     #[arg(long)]
     alpha: Option<f64>,
@@ -19,24 +20,24 @@ pub struct Args {
     #[arg(long)]
     results: PathBuf,
     /// Only this operation's cells.
-    #[arg(long)]
-    op: Option<String>,
-    /// Only this occupancy's cells (partial, full).
-    #[arg(long)]
-    occupancy: Option<String>,
+    #[arg(long, value_enum)]
+    op: Option<K2Op>,
+    /// Only this occupancy's cells.
+    #[arg(long, value_enum)]
+    occupancy: Option<K2Occupancy>,
     #[arg(long)]
     json: bool,
 }
 
 pub fn run(a: Args) -> Result<(), InputError> {
-    let objective = match (a.objective.as_str(), a.alpha, a.beta) {
-        ("o1", Some(alpha), None) => Objective::O1 {
+    let objective = match (a.objective, a.alpha, a.beta) {
+        (TuneObjective::O1, Some(alpha), None) => Objective::O1 {
             alpha: pct("--alpha", alpha)?,
         },
-        ("o2", None, Some(beta)) => Objective::O2 {
+        (TuneObjective::O2, None, Some(beta)) => Objective::O2 {
             beta: pct("--beta", beta)?,
         },
-        ("o1", _, _) => {
+        (TuneObjective::O1, _, _) => {
             return Err(InputError::invalid(
                 "--objective o1",
                 "needs --alpha PCT (and no --beta)",
@@ -61,8 +62,8 @@ pub fn run(a: Args) -> Result<(), InputError> {
     })?;
     let rows: Vec<_> = rows
         .into_iter()
-        .filter(|r| a.op.as_ref().is_none_or(|o| &r.op == o))
-        .filter(|r| a.occupancy.as_ref().is_none_or(|o| &r.occupancy == o))
+        .filter(|r| a.op.is_none_or(|o| r.op == name_of(&o)))
+        .filter(|r| a.occupancy.is_none_or(|o| r.occupancy == name_of(&o)))
         .collect();
     let results = tune_all(&rows, objective);
     if results.is_empty() {

@@ -5,6 +5,8 @@ pub mod error;
 pub mod experiment;
 pub mod host;
 pub mod kernel;
+pub mod preset;
 pub mod sched;
 pub mod ssd;
+mod toml_sections;
 pub mod workload;

@@ -23,7 +23,7 @@ fn small() -> SsdConfig {
     cfg.geometry.blocks_per_plane = 32;
     cfg.geometry.pages_per_block = Some(16);
     cfg.ftl.over_provisioning = 0.3;
-    cfg.ftl.allocation = "dynamic".into();
+    cfg.ftl.allocation = "dynamic".parse().unwrap();
     cfg.slc_cache = None;
     cfg.timing.multi_plane = true;
     cfg.timing.suspend = None;
@@ -290,11 +290,12 @@ fn the_read_path_is_serial_in_the_controller() {
 
 #[test]
 fn calibrated_preset_carries_its_host() {
-    let cfg = SsdConfig::load("consumer-tlc-250g").unwrap();
-    let host = cfg.default_host();
+    let host = ssdlab_sim::preset::Preset::load("consumer-tlc-250g")
+        .unwrap()
+        .host;
     assert!(host.costs.idle_exit_ns > 0);
     assert_eq!(
-        SsdConfig::load("seed004").unwrap().default_host(),
+        ssdlab_sim::preset::Preset::load("seed004").unwrap().host,
         ssdlab_sim::host::HostConfig::default()
     );
 }

@@ -18,15 +18,17 @@ fn tiny(variant: u8, policy: &str) -> SsdConfig {
     cfg.geometry.blocks_per_plane = 24;
     cfg.geometry.pages_per_block = Some(16);
     cfg.ftl.over_provisioning = 0.3;
-    cfg.gc.policy = policy.into();
+    cfg.gc.policy = policy.parse().unwrap();
     cfg.gc.soft_threshold = 0.1;
     cfg.gc.hard_threshold = 0.05;
     cfg.timing.multi_plane = variant & 1 != 0;
     cfg.ftl.allocation = if variant & 2 != 0 {
-        "dynamic".into()
+        "dynamic"
     } else {
-        "static".into()
-    };
+        "static"
+    }
+    .parse()
+    .unwrap();
     cfg.buffer.capacity_bytes = if variant & 4 != 0 { 0 } else { 8 * 4096 };
     if variant & 8 != 0 {
         cfg.slc_cache = Some(SlcCache {
@@ -159,8 +161,8 @@ proptest! {
         seed in 0u64..1000,
     ) {
         let mut cfg = tiny(variant, policy);
-        cfg.gc.trigger = trigger.into();
-        cfg.controller.die_scheduler = die_scheduler.into();
+        cfg.gc.trigger = trigger.parse().unwrap();
+        cfg.controller.die_scheduler = die_scheduler.parse().unwrap();
         cfg.gc.on_demand.global_order = seed % 2 == 0;
         if plane_blocking {
             cfg.gc.execution = ssdlab_sim::ssd::config::GcExecution::PlaneBlocking;

@@ -16,8 +16,8 @@ fn device(trigger: &str, policy: &str) -> SimSsd {
     let mut cfg = SsdConfig::load("seed004").unwrap();
     cfg.geometry.blocks_per_plane = 64;
     cfg.ftl.over_provisioning = 0.25;
-    cfg.gc.trigger = trigger.into();
-    cfg.gc.policy = policy.into();
+    cfg.gc.trigger = trigger.parse().unwrap();
+    cfg.gc.policy = policy.parse().unwrap();
     cfg.validate().unwrap();
     SimSsd::new(cfg, 9, true)
 }
@@ -106,16 +106,16 @@ fn prioritized_victims_follow_gain_over_cost_and_defer_hot_blocks() {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
     // Blocks 0..3 with 6, 2, 4 valid pages: gain/cost picks the 2-valid block.
     let (mut ftl, mut cfg) = ftl_with_valid_counts(&[6, 2, 4], &[0, 0, 0]);
-    cfg.gc.policy = "prioritized".into();
+    cfg.gc.policy = "prioritized".parse().unwrap();
     ftl.now = 10_000_000_000;
-    let mut p = make_policy(&cfg).unwrap();
+    let mut p = make_policy(&cfg);
     assert_eq!(p.select_victim(&ftl, 0, &mut rng), Some(1));
     // λ > 0: the 2-valid block was closed a moment ago (its pages are still
     // being invalidated fast), the 4-valid one long ago: the hot one waits.
     let (mut ftl, mut cfg) = ftl_with_valid_counts(&[6, 2, 4], &[0, 9_999_000_000, 0]);
-    cfg.gc.policy = "prioritized".into();
+    cfg.gc.policy = "prioritized".parse().unwrap();
     cfg.gc.on_demand.lambda = 50.0;
     ftl.now = 10_000_000_000;
-    let mut p = make_policy(&cfg).unwrap();
+    let mut p = make_policy(&cfg);
     assert_eq!(p.select_victim(&ftl, 0, &mut rng), Some(2));
 }

@@ -32,7 +32,7 @@ fn unknown_key() {
     let text = base().replace("read_ns = 25_000", "read_ns = 25_000\nreed_ns = 3");
     let (line, field, _) = err_of(&text);
     assert_eq!(line, line_of(&text, "reed_ns"));
-    assert_eq!(field, "reed_ns");
+    assert_eq!(field, "timing.reed_ns");
 }
 
 #[test]

@@ -128,7 +128,7 @@ fn same_seed_same_figures() {
 fn every_gc_policy_collects() {
     for policy in ssdlab_sim::ssd::gc::policy_names() {
         let mut cfg = SsdConfig::load("seed004").unwrap();
-        cfg.gc.policy = policy.into();
+        cfg.gc.policy = policy.parse().unwrap();
         cfg.geometry.blocks_per_plane = 64;
         let mut ssd = SimSsd::new(cfg, 5, true);
         precondition(&mut ssd, &Precondition::full(), 5).unwrap();

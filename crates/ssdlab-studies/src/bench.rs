@@ -7,6 +7,7 @@ use ssdlab_sim::error::InputError;
 use ssdlab_sim::experiment::closed_loop::{ClosedLoop, LoadFigures};
 use ssdlab_sim::experiment::fio_run::{self, RunSetup};
 use ssdlab_sim::kernel::Simulation;
+use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::device::{DeviceCounters, IoOp, SimSsd};
 use ssdlab_sim::ssd::ftl::FtlCounters;
@@ -144,9 +145,9 @@ fn fio_figure(secs: u64, seed: u64) -> Result<(FioFigures, f64), InputError> {
         .replace("runtime=100s", &format!("runtime={secs}s"));
     let jobfile = ssdlab_fio::parse_str(&text, "examples/k2/randread.fio", &|_| None)
         .map_err(|e| InputError::invalid("examples/k2/randread.fio", e.to_string()))?;
-    let device = SsdConfig::load("consumer-tlc-250g")?;
+    let Preset { device, host } = Preset::load("consumer-tlc-250g")?;
     let setup = RunSetup {
-        host: device.default_host(),
+        host,
         device,
         scheduler: "none".into(),
         occupancy: 0.5,

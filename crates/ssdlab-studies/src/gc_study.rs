@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::experiment::fio_run::{self, RunSetup};
+use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::config::{GcExecution, SsdConfig};
 use ssdlab_sim::ssd::layout::Layout;
 use ssdlab_sim::workload::trace_replay::{replay_jobfile, ReplayOptions, TraceFeed};
@@ -64,10 +65,10 @@ pub struct GcRow {
 }
 
 /// The device of a scheme: seed004 with the scheme applied.
-pub fn scheme_device(scheme: &str) -> SsdConfig {
-    let mut cfg = SsdConfig::load("seed004").expect("built-in preset");
-    apply_scheme(&mut cfg, scheme).expect("a known scheme");
-    cfg
+pub fn scheme_preset(scheme: &str) -> Preset {
+    let mut preset = Preset::load("seed004").expect("built-in preset");
+    apply_scheme(&mut preset.device, scheme).expect("a known scheme");
+    preset
 }
 
 /// Applies a GC scheme of the study to any device: `pbgc` (eager 70%
@@ -87,8 +88,8 @@ pub fn apply_scheme(cfg: &mut SsdConfig, scheme: &str) -> Result<(), InputError>
         }
     };
     cfg.gc.enable_at_full = 0.70;
-    cfg.gc.trigger = trigger.into();
-    cfg.gc.policy = policy.into();
+    cfg.gc.trigger = trigger.parse().expect("a registered name");
+    cfg.gc.policy = policy.parse().expect("a registered name");
     cfg.gc.execution = execution;
     Ok(())
 }
@@ -145,7 +146,7 @@ pub fn run(
     opts: &GcStudyOptions,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<(Vec<GcRow>, usize), InputError> {
-    let logical = Layout::new(&scheme_device("BBGC")).capacity_bytes();
+    let logical = Layout::new(&scheme_preset("BBGC").device).capacity_bytes();
     let traces = write_traces(opts, &opts.out.join("traces"), logical)?;
     let cache_dir = opts.out.join("cache");
     let cache = Cache::open(&cache_dir)
@@ -190,7 +191,8 @@ fn point_config(profile: &str, scheme: &str, opts: &GcStudyOptions) -> serde_jso
     serde_json::json!({
         "study": "gc-ondemand",
         "ssdlab": env!("CARGO_PKG_VERSION"),
-        "device": scheme_device(scheme),
+        "device": scheme_preset(scheme).device,
+        "host": scheme_preset(scheme).host,
         "profile": profile,
         "scheme": scheme,
         "requests": opts.requests,
@@ -207,10 +209,10 @@ fn run_one(
     logical: u64,
     opts: &GcStudyOptions,
 ) -> Result<GcRow, InputError> {
-    let device = scheme_device(scheme);
+    let Preset { device, host } = scheme_preset(scheme);
     let setup = RunSetup {
         occupancy: 0.60 * (1.0 - device.ftl.over_provisioning).recip(),
-        host: device.default_host(),
+        host,
         device,
         scheduler: "none".into(),
         seed: opts.seed,

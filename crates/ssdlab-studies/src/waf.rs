@@ -39,7 +39,7 @@ pub fn validation_config(spare_factor: f64) -> SsdConfig {
     cfg.name = format!("waf-validation-sf{spare_factor}");
     cfg.geometry.blocks_per_plane = 256;
     cfg.ftl.over_provisioning = spare_factor;
-    cfg.gc.policy = "greedy".into();
+    cfg.gc.policy = "greedy".parse().expect("a registered policy");
     cfg.gc.soft_threshold = 0.0;
     cfg.gc.hard_threshold = 0.0;
     cfg

@@ -76,31 +76,41 @@ impl Default for HostConfig {
 }
 
 impl HostConfig {
+    /// Checks the settings; the first problem as an error.
     pub fn validate(&self) -> Result<(), InputError> {
-        let bad = |field: &str, msg: &str| Err(InputError::invalid(format!("host.{field}"), msg));
+        match self.problems().into_iter().next() {
+            Some((key, message)) => Err(InputError::invalid(key, message)),
+            None => Ok(()),
+        }
+    }
+
+    /// Every problem of the settings, each as the dotted key and the reason.
+    pub fn problems(&self) -> Vec<(String, String)> {
+        let mut found = Vec::new();
+        let mut bad = |field: &str, msg: &str| found.push((format!("host.{field}"), msg.into()));
         if self.hw_queues == 0 || self.hw_queues > 1024 {
-            return bad("hw_queues", "must be in [1, 1024]");
+            bad("hw_queues", "must be in [1, 1024]");
         }
         if self.hw_queue_depth == 0 || self.hw_queue_depth > 65_535 {
-            return bad("hw_queue_depth", "must be in [1, 65535]");
+            bad("hw_queue_depth", "must be in [1, 65535]");
         }
         if self.nr_requests > 65_535 {
-            return bad("nr_requests", "must be at most 65535");
+            bad("nr_requests", "must be at most 65535");
         }
         let second = 1_000_000_000;
         if self.costs.idle_exit_ns > second || self.costs.idle_after_ns > second {
-            return bad(
+            bad(
                 "costs",
                 "idle_exit_ns and idle_after_ns must be at most 1 s",
             );
         }
         if self.max_request_bytes < 4096 || !self.max_request_bytes.is_multiple_of(512) {
-            return bad(
+            bad(
                 "max_request_bytes",
                 "must be a multiple of 512 and at least 4096",
             );
         }
-        Ok(())
+        found
     }
 
     /// Scheduler tags per hardware queue for a scheduler named `sched`.

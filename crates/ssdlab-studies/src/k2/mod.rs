@@ -65,23 +65,19 @@ pub fn reproduce(
     })
 }
 
-/// Which host settings a report's runs used, for its preamble.
-pub fn host_description(
-    device: &ssdlab_sim::ssd::config::SsdConfig,
-    host: &ssdlab_sim::host::HostConfig,
-) -> &'static str {
-    if device.host.as_ref() == Some(host) {
-        "the preset's host settings"
-    } else if *host == ssdlab_sim::host::HostConfig::default() {
+/// Which host settings a report's runs used (always the preset's: a study
+/// takes no `--host`), for its preamble.
+pub fn host_description(host: &ssdlab_sim::host::HostConfig) -> &'static str {
+    if *host == ssdlab_sim::host::HostConfig::default() {
         "host defaults (docs/model.md)"
     } else {
-        "custom host settings"
+        "the preset's host settings"
     }
 }
 
 fn preamble(opts: &StudyOptions, run: &runner::StudyRun) -> String {
     let p = &opts.plan;
-    let host = host_description(&opts.device, &opts.host);
+    let host = host_description(&opts.host);
     format!(
         "Device `{}`, {host}, K2 study job files (`examples/k2/`), seed {}. \
 Runs of {} s (partially occupied, 50% of the logical space) and {} s (fully occupied, GC at steady state), \

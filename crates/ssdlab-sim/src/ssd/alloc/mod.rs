@@ -7,6 +7,7 @@
 mod dynamic;
 mod static_stripe;
 
+use super::config::choice::{Choice, Registry};
 use super::layout::Layout;
 
 pub trait AllocationPolicy: Send {
@@ -23,13 +24,28 @@ pub struct AllocationEntry {
 
 pub const REGISTRY: &[AllocationEntry] = &[static_stripe::ENTRY, dynamic::ENTRY];
 
-pub fn policy_names() -> Vec<&'static str> {
-    REGISTRY.iter().map(|e| e.name).collect()
+/// The allocation policies, as a preset names them (`ftl.allocation`).
+pub struct AllocationPolicies;
+
+impl Registry for AllocationPolicies {
+    const KIND: &'static str = "allocation policy";
+    type Entry = AllocationEntry;
+    fn entries() -> &'static [AllocationEntry] {
+        REGISTRY
+    }
+    fn name_of(e: &AllocationEntry) -> &'static str {
+        e.name
+    }
 }
 
-pub fn make_policy(name: &str, layout: &Layout) -> Option<Box<dyn AllocationPolicy>> {
-    REGISTRY
-        .iter()
-        .find(|e| e.name == name)
-        .map(|e| (e.make)(layout))
+/// An allocation policy chosen by name in a preset.
+pub type AllocationChoice = Choice<AllocationPolicies>;
+
+pub fn policy_names() -> Vec<&'static str> {
+    AllocationPolicies::names()
+}
+
+/// Builds the chosen policy over `layout`.
+pub fn make_policy(choice: AllocationChoice, layout: &Layout) -> Box<dyn AllocationPolicy> {
+    (choice.entry().make)(layout)
 }

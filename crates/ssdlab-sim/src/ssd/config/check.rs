@@ -2,7 +2,6 @@
 //! Every problem is collected, so a bad preset reports them all at once.
 
 use super::SsdConfig;
-use crate::error::InputError;
 
 /// A problem of a preset: the dotted key and what is wrong with it.
 pub type Problem = (String, String);
@@ -93,8 +92,7 @@ impl SsdConfig {
         }
     }
 
-    /// Everything else: timings, controller, buffer, FTL, GC, SLC cache and
-    /// the host the preset carries.
+    /// Everything else: timings, controller, buffer, FTL, GC and SLC cache.
     fn check_the_rest(&self, problems: &mut Vec<Problem>) {
         let mut err = |k: &str, m: String| problems.push((k.to_string(), m));
         let g = &self.geometry;
@@ -130,14 +128,6 @@ impl SsdConfig {
                 );
             }
         }
-        if let Some(host) = &self.host {
-            if let Err(e) = host.validate() {
-                match e {
-                    InputError::Invalid { context, message } => err(&context, message),
-                    other => err("host", other.to_string()),
-                }
-            }
-        }
         if let Some(j) = &self.ftl.map_journal {
             if j.entries_per_page == 0
                 || j.dirty_pages == 0
@@ -149,9 +139,6 @@ impl SsdConfig {
                     "entries_per_page, dirty_pages and write_back_batch must be greater than zero, write_back_batch at most dirty_pages".into(),
                 );
             }
-        }
-        if let Err(e) = crate::ssd::die_sched::build(&self.controller.die_scheduler) {
-            err("controller.die_scheduler", e);
         }
         if let Some(ra) = &self.controller.read_ahead {
             let limits = [
@@ -199,29 +186,7 @@ impl SsdConfig {
         if !op_ok {
             err("ftl.over_provisioning", format!("{op} is outside (0, 0.9)"));
         }
-        let names = crate::ssd::alloc::policy_names();
-        if !names.contains(&self.ftl.allocation.as_str()) {
-            err(
-                "ftl.allocation",
-                format!(
-                    "unknown policy '{}' (known: {})",
-                    self.ftl.allocation,
-                    names.join(", ")
-                ),
-            );
-        }
         let gc = &self.gc;
-        let triggers = crate::ssd::gc::trigger::trigger_names();
-        if !triggers.contains(&gc.trigger.as_str()) {
-            err(
-                "gc.trigger",
-                format!(
-                    "unknown trigger '{}' (known: {})",
-                    gc.trigger,
-                    triggers.join(", ")
-                ),
-            );
-        }
         if !(0.0..1.0).contains(&gc.enable_at_full) {
             err(
                 "gc.enable_at_full",
@@ -239,19 +204,6 @@ impl SsdConfig {
             err(
                 "gc.on_demand",
                 "window_ns must be > 0 and ewma_weight in (0, 1]".into(),
-            );
-        }
-        if crate::ssd::gc::policy_names()
-            .iter()
-            .all(|n| *n != gc.policy)
-        {
-            err(
-                "gc.policy",
-                format!(
-                    "unknown policy '{}' (known: {})",
-                    gc.policy,
-                    crate::ssd::gc::policy_names().join(", ")
-                ),
             );
         }
         if op_ok && !(gc.soft_threshold >= 0.0 && gc.soft_threshold < op) {

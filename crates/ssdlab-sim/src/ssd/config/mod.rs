@@ -1,14 +1,21 @@
-//! Device configuration: the TOML preset format (this file), its checks
-//! (`check.rs`, every problem reported at once) and the built-in presets
-//! (`load.rs`). Every field is an integer (ns, bytes, counts) or a plain
+//! Device configuration: the device sections of the TOML preset format
+//! (this file), their checks (`check.rs`, every problem reported at once)
+//! and the memory a device needs (`memory.rs`). Reading a preset file is
+//! `crate::preset`'s. Every field is an integer (ns, bytes, counts) or a plain
 //! fraction; times are integer nanoseconds.
 
 mod check;
-mod load;
+pub mod choice;
 mod memory;
 
-pub use load::{line_of_key, Preset, PRESETS};
+pub use crate::preset::{BuiltinPreset, Preset, PRESETS};
+pub use crate::toml_sections::line_of_key;
 
+use crate::ssd::alloc::AllocationChoice;
+use crate::ssd::die_sched::DieSchedulerChoice;
+use crate::ssd::gc::trigger::GcTriggerChoice;
+use crate::ssd::gc::GcPolicyChoice;
+use choice::Choice;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -29,17 +36,6 @@ pub struct SsdConfig {
     pub ftl: Ftl,
     #[serde(default)]
     pub gc: Gc,
-    /// The host block layer the preset was calibrated with (docs/model.md,
-    /// "Host path"); runs use it unless given `--host`.
-    #[serde(default)]
-    pub host: Option<crate::host::HostConfig>,
-}
-
-impl SsdConfig {
-    /// The host settings to run this device with when none are given.
-    pub fn default_host(&self) -> crate::host::HostConfig {
-        self.host.clone().unwrap_or_default()
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -168,11 +164,11 @@ pub struct Controller {
     pub read_ahead: Option<ReadAhead>,
     /// The order in which a die serves its ready work (ssd::die_sched).
     #[serde(default = "default_die_scheduler")]
-    pub die_scheduler: String,
+    pub die_scheduler: DieSchedulerChoice,
 }
 
-fn default_die_scheduler() -> String {
-    "priority".into()
+fn default_die_scheduler() -> DieSchedulerChoice {
+    Choice::parse("priority").expect("the default die scheduler is registered")
 }
 
 /// Controller read-ahead: `streams` sequential streams are tracked; once a
@@ -246,8 +242,8 @@ pub struct SlcCache {
 pub struct Ftl {
     /// Spare share of the physical space: logical = physical × (1 − op).
     pub over_provisioning: f64,
-    /// Page-allocation policy name (`static`, `dynamic`).
-    pub allocation: String,
+    /// Page-allocation policy (`static`, `dynamic`).
+    pub allocation: AllocationChoice,
     /// Persisting the mapping table: off when absent.
     #[serde(default)]
     pub map_journal: Option<MapJournal>,
@@ -261,7 +257,7 @@ impl Default for Ftl {
     fn default() -> Self {
         Ftl {
             over_provisioning: 0.07,
-            allocation: "static".into(),
+            allocation: Choice::parse("static").expect("registered"),
             map_journal: None,
             erase_when_opened: false,
         }
@@ -288,8 +284,8 @@ pub struct MapJournal {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Gc {
-    /// Victim policy name (see `ssdlab presets --gc`).
-    pub policy: String,
+    /// Victim policy (see `ssdlab presets --gc`).
+    pub policy: GcPolicyChoice,
     /// A plane collects in the background while its free blocks are below
     /// this share of its blocks.
     pub soft_threshold: f64,
@@ -304,7 +300,7 @@ pub struct Gc {
     /// below soft_threshold), `eager70` or `on-demand` (after Lee, Choi,
     /// Hong, Electronics 12(9):2142, 2023; see docs/model.md).
     #[serde(default = "default_trigger")]
-    pub trigger: String,
+    pub trigger: GcTriggerChoice,
     /// Background GC only once this share of the SSD's blocks is in use
     /// (0 = always; the on-demand study uses 0.70). GC at the host reserve
     /// always runs.
@@ -321,8 +317,8 @@ pub struct Gc {
     pub pacing: bool,
 }
 
-fn default_trigger() -> String {
-    "threshold".into()
+fn default_trigger() -> GcTriggerChoice {
+    Choice::parse("threshold").expect("the default trigger is registered")
 }
 
 /// Parameters of the on-demand trigger and the prioritized victims (after
@@ -385,7 +381,7 @@ pub enum GcExecution {
 impl Default for Gc {
     fn default() -> Self {
         Gc {
-            policy: "greedy".into(),
+            policy: Choice::parse("greedy").expect("registered"),
             soft_threshold: 0.05,
             hard_threshold: 0.005,
             copy_back: false,

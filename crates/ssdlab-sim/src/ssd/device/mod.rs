@@ -298,16 +298,14 @@ impl SimSsd {
             .collect();
         let buffer = WriteBuffer::new((cfg.buffer.capacity_bytes / layout.page_size as u64) as u32);
         SimSsd {
-            gc: make_policy(&cfg).expect("validated policy name"),
-            trigger: make_trigger(&cfg).expect("validated trigger name"),
+            gc: make_policy(&cfg),
+            trigger: make_trigger(&cfg),
             rng: ChaCha8Rng::seed_from_u64(seed),
             buffer,
             dies,
             channel_busy: vec![0; layout.channels as usize],
-            allocation: make_allocation(&cfg.ftl.allocation, &layout)
-                .expect("validated allocation name"),
-            die_scheduler: die_sched::build(&cfg.controller.die_scheduler)
-                .expect("validated die scheduler name"),
+            allocation: make_allocation(cfg.ftl.allocation, &layout),
+            die_scheduler: die_sched::build(cfg.controller.die_scheduler),
             plane_flushes: vec![VecDeque::new(); layout.planes as usize],
             shared_flushes: VecDeque::new(),
             gather_armed: false,

@@ -7,6 +7,8 @@
 //! One policy, one file; add a line to `DIE_SCHEDULERS` to make it
 //! selectable with `[controller] die_scheduler = "name"` in a preset.
 
+use super::config::choice::{Choice, Registry};
+
 mod priority;
 mod read_first;
 
@@ -64,19 +66,26 @@ pub const DIE_SCHEDULERS: &[DieSchedulerEntry] = &[
     ),
 ];
 
-/// The die scheduler called `name`.
-pub fn build(name: &str) -> Result<Box<dyn DieScheduler>, String> {
-    DIE_SCHEDULERS
-        .iter()
-        .find(|(n, _, _)| *n == name)
-        .map(|(_, _, make)| make())
-        .ok_or_else(|| {
-            let names: Vec<_> = DIE_SCHEDULERS.iter().map(|(n, _, _)| *n).collect();
-            format!(
-                "unknown die scheduler '{name}' (known: {})",
-                names.join(", ")
-            )
-        })
+/// The die schedulers, as a preset names them (`controller.die_scheduler`).
+pub struct DieSchedulers;
+
+impl Registry for DieSchedulers {
+    const KIND: &'static str = "die scheduler";
+    type Entry = DieSchedulerEntry;
+    fn entries() -> &'static [DieSchedulerEntry] {
+        DIE_SCHEDULERS
+    }
+    fn name_of(e: &DieSchedulerEntry) -> &'static str {
+        e.0
+    }
+}
+
+/// A die scheduler chosen by name in a preset.
+pub type DieSchedulerChoice = Choice<DieSchedulers>;
+
+/// Builds the chosen die scheduler.
+pub fn build(choice: DieSchedulerChoice) -> Box<dyn DieScheduler> {
+    (choice.entry().2)()
 }
 
 #[cfg(test)]
@@ -92,12 +101,13 @@ mod tests {
             host_turn: true,
         };
         for (name, _, _) in DIE_SCHEDULERS {
-            let mut s = build(name).unwrap();
+            let mut s = build(name.parse().unwrap());
             assert_eq!(s.name(), *name);
             // Critical GC keeps the host reserve: without it the die can
             // deadlock with no free block, whatever the policy.
             assert_eq!(s.order(&view).first(), Some(&DieWork::CriticalGc), "{name}");
         }
-        assert!(build("nope").err().is_some_and(|e| e.contains("priority")));
+        let unknown = DieSchedulerChoice::parse("nope").unwrap_err();
+        assert!(unknown.contains("priority"), "{unknown}");
     }
 }

@@ -9,6 +9,7 @@ mod prioritized;
 mod random;
 pub mod trigger;
 
+use super::config::choice::{Choice, Registry};
 use super::config::SsdConfig;
 use super::ftl::Ftl;
 use rand_chacha::ChaCha8Rng;
@@ -59,14 +60,28 @@ pub const REGISTRY: &[PolicyEntry] = &[
     },
 ];
 
-pub fn policy_names() -> Vec<&'static str> {
-    REGISTRY.iter().map(|e| e.name).collect()
+/// The GC policies, as a preset names them (`gc.policy`).
+pub struct GcPolicies;
+
+impl Registry for GcPolicies {
+    const KIND: &'static str = "GC policy";
+    type Entry = PolicyEntry;
+    fn entries() -> &'static [PolicyEntry] {
+        REGISTRY
+    }
+    fn name_of(e: &PolicyEntry) -> &'static str {
+        e.name
+    }
 }
 
-/// Builds a policy by name; names were validated with the config.
-pub fn make_policy(cfg: &SsdConfig) -> Option<Box<dyn GcPolicy>> {
-    REGISTRY
-        .iter()
-        .find(|e| e.name == cfg.gc.policy)
-        .map(|e| (e.make)(cfg))
+/// A GC policy chosen by name in a preset.
+pub type GcPolicyChoice = Choice<GcPolicies>;
+
+pub fn policy_names() -> Vec<&'static str> {
+    GcPolicies::names()
+}
+
+/// Builds the policy the preset chose.
+pub fn make_policy(cfg: &SsdConfig) -> Box<dyn GcPolicy> {
+    (cfg.gc.policy.entry().make)(cfg)
 }

@@ -8,6 +8,7 @@ mod on_demand;
 mod threshold;
 
 use crate::engine::Ns;
+use crate::ssd::config::choice::{Choice, Registry};
 use crate::ssd::config::SsdConfig;
 use crate::ssd::ftl::Ftl;
 
@@ -34,13 +35,28 @@ pub struct TriggerEntry {
 
 pub const REGISTRY: &[TriggerEntry] = &[threshold::ENTRY, eager70::ENTRY, on_demand::ENTRY];
 
-pub fn trigger_names() -> Vec<&'static str> {
-    REGISTRY.iter().map(|e| e.name).collect()
+/// The GC triggers, as a preset names them (`gc.trigger`).
+pub struct GcTriggers;
+
+impl Registry for GcTriggers {
+    const KIND: &'static str = "GC trigger";
+    type Entry = TriggerEntry;
+    fn entries() -> &'static [TriggerEntry] {
+        REGISTRY
+    }
+    fn name_of(e: &TriggerEntry) -> &'static str {
+        e.name
+    }
 }
 
-pub fn make_trigger(cfg: &SsdConfig) -> Option<Box<dyn GcTrigger>> {
-    REGISTRY
-        .iter()
-        .find(|e| e.name == cfg.gc.trigger)
-        .map(|e| (e.make)(cfg))
+/// A GC trigger chosen by name in a preset.
+pub type GcTriggerChoice = Choice<GcTriggers>;
+
+pub fn trigger_names() -> Vec<&'static str> {
+    GcTriggers::names()
+}
+
+/// Builds the trigger the preset chose.
+pub fn make_trigger(cfg: &SsdConfig) -> Box<dyn GcTrigger> {
+    (cfg.gc.trigger.entry().make)(cfg)
 }

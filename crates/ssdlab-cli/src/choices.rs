@@ -1,0 +1,88 @@
+//! The command line's fixed choices, as typed values: clap checks them,
+//! lists them in `--help` and in its error, and the commands match on
+//! variants instead of strings.
+
+use clap::ValueEnum;
+use ssdlab_trace::{BlkparseAction, TimeUnit};
+
+/// How `run` and `replay` print their report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// fio's text report plus ssdlab's own section.
+    Normal,
+    /// fio-compatible JSON (`--output-format=json`).
+    Json,
+}
+
+/// The blkparse event taken as a trace's request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BlkparseEvent {
+    /// Queued (Q).
+    Q,
+    /// Issued to the driver (D).
+    D,
+    /// Completed (C).
+    C,
+}
+
+impl From<BlkparseEvent> for BlkparseAction {
+    fn from(e: BlkparseEvent) -> Self {
+        match e {
+            BlkparseEvent::Q => BlkparseAction::Queue,
+            BlkparseEvent::D => BlkparseAction::Issue,
+            BlkparseEvent::C => BlkparseAction::Complete,
+        }
+    }
+}
+
+/// The unit of fio iolog v3 timestamps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum IologTimeUnit {
+    Ns,
+    Us,
+    Ms,
+    S,
+}
+
+impl From<IologTimeUnit> for TimeUnit {
+    fn from(u: IologTimeUnit) -> Self {
+        match u {
+            IologTimeUnit::Ns => TimeUnit::Ns,
+            IologTimeUnit::Us => TimeUnit::Us,
+            IologTimeUnit::Ms => TimeUnit::Ms,
+            IologTimeUnit::S => TimeUnit::S,
+        }
+    }
+}
+
+/// An operation of the K2 study's grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum K2Op {
+    Read,
+    Randread,
+    Write,
+    Randwrite,
+}
+
+/// A device state of the K2 study's grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum K2Occupancy {
+    Partial,
+    Full,
+}
+
+/// The name a choice has on the command line (and in results.csv).
+pub fn name_of<T: ValueEnum>(v: &T) -> String {
+    v.to_possible_value()
+        .map(|p| p.get_name().to_string())
+        .unwrap_or_default()
+}
+
+/// K2's tuning objective.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TuneObjective {
+    /// Maximise bandwidth with RT p99.9 at most α% of none's.
+    O1,
+    /// Minimise RT p99.9 with bandwidth at least β% of none's.
+    O2,
+}

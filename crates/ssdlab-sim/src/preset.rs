@@ -1,0 +1,153 @@
+//! A preset: a device and the host it was calibrated with, read from one
+//! TOML file (a built-in name or a path). The device sections are the
+//! drive's; `[host]` holds the host block layer's settings (docs/model.md,
+//! "Host path"), which a run may replace with `--host`.
+
+use crate::error::InputError;
+use crate::host::HostConfig;
+use crate::ssd::config::SsdConfig;
+use crate::toml_sections::SectionReader;
+
+/// A built-in preset: its name and TOML source.
+pub struct BuiltinPreset {
+    pub name: &'static str,
+    pub source: &'static str,
+}
+
+pub const PRESETS: &[BuiltinPreset] = &[
+    BuiltinPreset {
+        name: "mqsim-64g",
+        source: include_str!("../presets/mqsim-64g.toml"),
+    },
+    BuiltinPreset {
+        name: "seed004",
+        source: include_str!("../presets/seed004.toml"),
+    },
+    BuiltinPreset {
+        name: "consumer-tlc-250g",
+        source: include_str!("../presets/consumer-tlc-250g.toml"),
+    },
+];
+
+/// The top-level keys of a preset.
+const KEYS: &[&str] = &[
+    "name",
+    "description",
+    "geometry",
+    "timing",
+    "controller",
+    "buffer",
+    "slc_cache",
+    "ftl",
+    "gc",
+    "host",
+];
+
+/// A device and the host settings that go with it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Preset {
+    pub device: SsdConfig,
+    pub host: HostConfig,
+}
+
+impl Preset {
+    /// Loads a built-in preset by name, or a TOML file by path.
+    pub fn load(name_or_path: &str) -> Result<Preset, InputError> {
+        if let Some(p) = PRESETS.iter().find(|p| p.name == name_or_path) {
+            return Self::from_toml(p.source, &format!("<preset {}>", p.name));
+        }
+        let text = std::fs::read_to_string(name_or_path).map_err(|e| {
+            let names: Vec<_> = PRESETS.iter().map(|p| p.name).collect();
+            InputError::invalid(
+                name_or_path,
+                format!(
+                    "not a preset ({}) and not a readable file: {e}",
+                    names.join(", ")
+                ),
+            )
+        })?;
+        Self::from_toml(&text, name_or_path)
+    }
+
+    /// Parses a preset; `file` names the source in errors. Each section is
+    /// read and checked on its own, and every problem found is reported.
+    pub fn from_toml(text: &str, file: &str) -> Result<Preset, InputError> {
+        let mut r = SectionReader::new(text, file, "")?;
+        r.refuse_unknown(KEYS);
+        let name = r.required("name");
+        let description = r.section("description");
+        let geometry = r.required("geometry");
+        let timing = r.required("timing");
+        let controller = r.section("controller");
+        let buffer = r.section("buffer");
+        let slc_cache = r.section("slc_cache");
+        let ftl = r.section("ftl");
+        let gc = r.section("gc");
+        let host: Option<HostConfig> = r.section("host");
+        if let Some(h) = &host {
+            r.problems(h.problems());
+        }
+        r.check()?;
+        let (Some(name), Some(geometry), Some(timing)) = (name, geometry, timing) else {
+            return Err(InputError::invalid(
+                file,
+                "name, geometry and timing are required",
+            ));
+        };
+        let device = SsdConfig {
+            name,
+            description: description.unwrap_or_default(),
+            geometry,
+            timing,
+            controller: controller.unwrap_or_default(),
+            buffer: buffer.unwrap_or_default(),
+            slc_cache,
+            ftl: ftl.unwrap_or_default(),
+            gc: gc.unwrap_or_default(),
+        };
+        if let Err(problems) = device.validate() {
+            r.problems(problems);
+        }
+        r.check()?;
+        device.check_fits_memory(file, text)?;
+        Ok(Preset {
+            device,
+            host: host.unwrap_or_default(),
+        })
+    }
+
+    /// The preset as TOML, the host settings in `[host]`.
+    pub fn to_toml(&self) -> Result<String, String> {
+        let mut table = toml::Table::try_from(&self.device).map_err(|e| e.to_string())?;
+        let host = toml::Value::try_from(&self.host).map_err(|e| e.to_string())?;
+        table.insert("host".into(), host);
+        toml::to_string(&table).map_err(|e| e.to_string())
+    }
+}
+
+impl HostConfig {
+    /// Reads a host file (the keys of a preset's `[host]` table, at top
+    /// level); `file` names it in errors.
+    pub fn from_toml(text: &str, file: &str) -> Result<HostConfig, InputError> {
+        let mut r = SectionReader::new(text, file, "host")?;
+        let host: Option<HostConfig> = r.whole();
+        if let Some(h) = &host {
+            r.problems(h.problems());
+        }
+        r.check()?;
+        host.ok_or_else(|| InputError::invalid(file, "not a host file"))
+    }
+}
+
+impl SsdConfig {
+    /// The device of a built-in preset or preset file (its host settings
+    /// dropped; see `Preset::load`).
+    pub fn load(name_or_path: &str) -> Result<SsdConfig, InputError> {
+        Preset::load(name_or_path).map(|p| p.device)
+    }
+
+    /// The device of a preset's TOML text.
+    pub fn from_toml(text: &str, file: &str) -> Result<SsdConfig, InputError> {
+        Preset::from_toml(text, file).map(|p| p.device)
+    }
+}
