@@ -284,7 +284,7 @@ fn workload_request(n: u64, now: u64) -> Request {
     let dir = match n % 5 {
         0 | 3 => Dir::Read,
         1 | 4 => Dir::Write,
-        _ => Dir::Discard,
+        _ => Dir::Trim,
     };
     let class = match n % 7 {
         0 => IoClass::Rt,

@@ -153,7 +153,7 @@ fn progress_bar(what: &str) -> PointsBar {
 }
 
 fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
-    use ssdlab_studies::k2::{report::write_rows_csv, rtss, runner::RunEnv};
+    use ssdlab_studies::k2::{rtss, runner::RunEnv};
     a.common.check()?;
     let runtime = a.runtime.unwrap_or(if a.paper { 10 } else { 4 });
     if runtime == 0 {
@@ -171,9 +171,6 @@ fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
     let progress = |done: usize, total: usize| bar.tick(done, total);
     let (rows, computed) = rtss::run(&env, runtime, &progress)?;
     bar.finish();
-    let io = |p: &std::path::Path, e: String| InputError::invalid(p.display().to_string(), e);
-    let csv = a.out.join("results.csv");
-    write_rows_csv(&rows, &csv).map_err(|e| io(&csv, e.to_string()))?;
     let preamble = format!(
         "Device `{}`, {}, {runtime} s per point, seed {}; {} points computed, {} from the cache.\n",
         device.name,
@@ -182,8 +179,7 @@ fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
         computed,
         rows.len() - computed
     );
-    let md = a.out.join("report.md");
-    std::fs::write(&md, rtss::markdown(&rows, &preamble)).map_err(|e| io(&md, e.to_string()))?;
+    let files = rtss::write_report(&rows, &preamble, &a.out)?;
     let h = rtss::headline(&rows);
     println!(
         "K2 vs Linux schedulers: {} points ({computed} computed) in {}",
@@ -208,13 +204,14 @@ fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
         rtss::PAPER_MAX_PENALTY,
         h.penalty_where
     );
-    println!("  {}\n  {}", csv.display(), md.display());
+    for f in files {
+        println!("  {}", f.display());
+    }
     Ok(())
 }
 
 fn run_gc(a: GcArgs) -> Result<(), InputError> {
     use ssdlab_studies::gc_study::{self, GcStudyOptions};
-    use ssdlab_studies::k2::report::write_rows_csv;
     if a.jobs == 0 || a.requests == 0 {
         return Err(InputError::invalid(
             "--jobs/--requests",
@@ -243,9 +240,6 @@ fn run_gc(a: GcArgs) -> Result<(), InputError> {
     let progress = |done: usize, total: usize| bar.tick(done, total);
     let (rows, computed) = gc_study::run(&opts, &progress)?;
     bar.finish();
-    let io = |p: &std::path::Path, e: String| InputError::invalid(p.display().to_string(), e);
-    let csv = a.out.join("results.csv");
-    write_rows_csv(&rows, &csv).map_err(|e| io(&csv, e.to_string()))?;
     let preamble = format!(
         "Device `seed004` (the simulated SSD of Lee, Choi and Hong, Electronics 12(9):2142, 2023), GC enabled at 70% full, preconditioned to 60% of the physical space; \
 each profile's synthetic trace ({} requests per pass, seed {}) replayed open loop at {} MB/s offered until the host \
@@ -254,18 +248,14 @@ Schemes: PBGC = eager 70% trigger, greedy, plane-blocking; BBGC = the same, bloc
 invalidation-rate trigger, prioritized victims, block-blocking (docs/model.md).\n",
         a.requests, a.seed, a.offered_mbs, a.write_volume
     );
-    let md = a.out.join("report.md");
-    std::fs::write(&md, gc_study::markdown(&rows, &preamble))
-        .map_err(|e| io(&md, e.to_string()))?;
-    let figs = gc_study::write_figures(&rows, &a.out).map_err(|e| io(&a.out, e.to_string()))?;
+    let files = gc_study::write_report(&rows, &preamble, &a.out)?;
     println!(
         "GC study: {} points ({computed} computed, {} from the cache) in {}",
         rows.len(),
         rows.len() - computed,
         a.out.display()
     );
-    println!("  {}\n  {}", csv.display(), md.display());
-    for f in figs {
+    for f in files {
         println!("  {}", f.display());
     }
     Ok(())

@@ -768,3 +768,29 @@ fn looping_a_trace_without_writes_ends() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["ssdlab"]["replay"]["counters"]["loops"], 0);
 }
+
+#[test]
+fn bench_compare_runs_both_builds_and_checks_the_simulated_figures() {
+    let me = env!("CARGO_BIN_EXE_ssdlab");
+    let (code, out, err) = ssdlab(&[
+        "bench",
+        "--compare",
+        me,
+        "--rounds",
+        "2",
+        "--device",
+        "seed004",
+        "--requests",
+        "2000",
+        "--fio-seconds",
+        "0",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("2 rounds, alternating"), "{out}");
+    assert!(out.contains("random reads (req/s)"), "{out}");
+    // The same build against itself simulates the same thing.
+    assert!(out.contains("simulated figures: identical"), "{out}");
+    let (code, _, err) = ssdlab(&["bench", "--compare", "/nonexistent/ssdlab", "--rounds", "1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("/nonexistent/ssdlab"), "{err}");
+}

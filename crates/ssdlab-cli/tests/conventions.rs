@@ -1,5 +1,6 @@
 //! Workspace conventions checked as tests: no source file under
-//! `crates/*/src` may exceed 600 lines.
+//! `crates/*/src` may exceed 600 lines, and docs/architecture.md's code map
+//! lists every source file and no file that is gone.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -20,8 +21,8 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-#[test]
-fn source_files_stay_within_600_lines() {
+/// The `crates/` directory and every source file under `crates/*/src`.
+fn source_files() -> (PathBuf, Vec<PathBuf>) {
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
     for entry in fs::read_dir(&crates).expect("reading crates/") {
@@ -31,6 +32,48 @@ fn source_files_stay_within_600_lines() {
         }
     }
     files.sort();
+    (crates, files)
+}
+
+#[test]
+fn the_code_map_lists_every_source_file_and_only_those() {
+    let (crates, files) = source_files();
+    let doc_path = crates.join("../docs/architecture.md");
+    let doc = fs::read_to_string(&doc_path).expect("reading docs/architecture.md");
+    let named: Vec<String> = files
+        .iter()
+        .map(|f| f.strip_prefix(&crates).unwrap_or(f).display().to_string())
+        .collect();
+    let unlisted: Vec<&String> = named
+        .iter()
+        .filter(|n| !doc.contains(&format!("`{n}`")))
+        .collect();
+    assert!(
+        unlisted.is_empty(),
+        "source files missing from the code map in docs/architecture.md:\n  {}",
+        unlisted
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n  ")
+    );
+    // Every `ssdlab-*/src/….rs` the document names must exist.
+    let gone: Vec<&str> = doc
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|s| s.starts_with("ssdlab-") && s.contains("/src/") && s.ends_with(".rs"))
+        .filter(|s| !crates.join(s).exists())
+        .collect();
+    assert!(
+        gone.is_empty(),
+        "docs/architecture.md names files that do not exist: {gone:?}"
+    );
+}
+
+#[test]
+fn source_files_stay_within_600_lines() {
+    let (crates, files) = source_files();
     assert!(
         files.len() > 10,
         "found only {} source files under {}",

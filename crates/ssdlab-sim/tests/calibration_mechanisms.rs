@@ -8,7 +8,7 @@ use ssdlab_sim::engine::Ns;
 use ssdlab_sim::experiment::closed_loop::ClosedLoop;
 use ssdlab_sim::kernel::Simulation;
 use ssdlab_sim::ssd::config::{MapJournal, ReadAhead, SsdConfig};
-use ssdlab_sim::ssd::device::{DeviceStats, IoCommand, IoOp, SimSsd};
+use ssdlab_sim::ssd::device::{DeviceStats, Dir, IoCommand, SimSsd};
 use ssdlab_sim::ssd::precondition::{precondition, Pattern, Precondition};
 use ssdlab_sim::workload::script::CommandScript;
 
@@ -87,7 +87,7 @@ fn filled(cfg: SsdConfig, occupancy: f64) -> Dev {
     }
 }
 
-fn cmd(id: u64, op: IoOp, lpa: u32) -> IoCommand {
+fn cmd(id: u64, op: Dir, lpa: u32) -> IoCommand {
     IoCommand {
         id,
         op,
@@ -103,7 +103,7 @@ fn read_one_by_one(ssd: &mut Dev, lpas: impl Iterator<Item = u32>) -> Vec<u64> {
     let mut latencies = Vec::new();
     for (i, lpa) in lpas.enumerate() {
         let start = ssd.now();
-        ssd.submit(cmd(i as u64, IoOp::Read, lpa));
+        ssd.submit(cmd(i as u64, Dir::Read, lpa));
         let done = ssd.drain();
         latencies.push(done[0].1 - start);
     }
@@ -145,7 +145,7 @@ fn a_program_or_erase_clears_the_page_register() {
     // Any die may take the write; write to every die's planes to be sure.
     let far = ssd.ssd().layout().logical_pages - 64;
     for i in 0..16 {
-        ssd.submit(cmd(100 + i, IoOp::Write, far + i as u32));
+        ssd.submit(cmd(100 + i, Dir::Write, far + i as u32));
     }
     ssd.drain();
     read_one_by_one(&mut ssd, 1..2);
@@ -164,9 +164,9 @@ fn pairs(independent: bool, other: u32) -> u64 {
     let mut ssd = filled(cfg, 0.5);
     let planes = ssd.ssd().layout().planes;
     // A read of plane 0's third page keeps die 0 busy while both queue.
-    ssd.submit(cmd(9, IoOp::Read, 2 * planes));
-    ssd.submit(cmd(0, IoOp::Read, 0));
-    ssd.submit(cmd(1, IoOp::Read, other));
+    ssd.submit(cmd(9, Dir::Read, 2 * planes));
+    ssd.submit(cmd(0, Dir::Read, 0));
+    ssd.submit(cmd(1, Dir::Read, other));
     ssd.drain();
     ssd.stats().device.multi_plane_ops
 }
@@ -188,7 +188,7 @@ fn the_buffer_gathers_a_full_program_before_it_flushes() {
     cfg.timing.one_shot_pages = 2;
     cfg.buffer.gather_ns = 1_000_000;
     let mut ssd = filled(cfg.clone(), 0.0);
-    ssd.submit(cmd(0, IoOp::Write, 3));
+    ssd.submit(cmd(0, Dir::Write, 3));
     ssd.run_until(900_000);
     assert_eq!(
         ssd.stats().device.flash_programs,
@@ -205,7 +205,7 @@ fn the_buffer_gathers_a_full_program_before_it_flushes() {
     // Four pages make a full program at once.
     let mut ssd = filled(cfg, 0.0);
     for i in 0..4 {
-        ssd.submit(cmd(i, IoOp::Write, i as u32));
+        ssd.submit(cmd(i, Dir::Write, i as u32));
     }
     ssd.run_until(100_000);
     assert_eq!(ssd.stats().device.flash_programs, 1);
@@ -222,7 +222,7 @@ fn table_writes(lpas: &[u32], batch: u32) -> u64 {
     });
     let mut ssd = filled(cfg, 0.0);
     for (i, &lpa) in lpas.iter().enumerate() {
-        ssd.submit(cmd(i as u64, IoOp::Write, lpa));
+        ssd.submit(cmd(i as u64, Dir::Write, lpa));
     }
     ssd.drain();
     assert!(ssd.ssd().is_quiescent());
@@ -280,7 +280,7 @@ fn the_read_path_is_serial_in_the_controller() {
     let mut ssd = filled(cfg, 0.5);
     // Four reads on four planes: the array reads overlap, decode does not.
     for i in 0..4 {
-        ssd.submit(cmd(i, IoOp::Read, i as u32));
+        ssd.submit(cmd(i, Dir::Read, i as u32));
     }
     let done = ssd.drain();
     let first = done.iter().map(|d| d.1).min().unwrap();
@@ -310,7 +310,7 @@ fn first_program_times(erase_when_opened: bool) -> Vec<u64> {
     let mut latencies = Vec::new();
     for i in 0..4u32 {
         let start = ssd.now();
-        ssd.submit(cmd(i as u64, IoOp::Write, i));
+        ssd.submit(cmd(i as u64, Dir::Write, i));
         let done = ssd.drain();
         latencies.push(done[0].1 - start);
     }
@@ -342,7 +342,7 @@ fn write_p99(pacing: bool) -> (u64, u64) {
     let span = ssd.layout().logical_pages;
     let mut sim = Simulation::new(ssd, None, 3);
     let load = ClosedLoop {
-        op: IoOp::Write,
+        op: Dir::Write,
         qd: 8,
         requests: 4000,
         span,
@@ -429,10 +429,10 @@ fn read_ahead_never_serves_data_older_than_a_write() {
     cfg.buffer.capacity_bytes = 0; // write-through: the write reaches flash
     let mut ssd = filled(cfg, 0.5);
     read_one_by_one(&mut ssd, 0..2); // pages 2..10 are prefetched
-    ssd.submit(cmd(50, IoOp::Write, 4));
+    ssd.submit(cmd(50, Dir::Write, 4));
     // A write racing a prefetch still in flight.
-    ssd.submit(cmd(51, IoOp::Read, 2));
-    ssd.submit(cmd(52, IoOp::Write, 12));
+    ssd.submit(cmd(51, Dir::Read, 2));
+    ssd.submit(cmd(52, Dir::Write, 12));
     ssd.drain();
     read_one_by_one(&mut ssd, 3..16);
     ssd.ssd().check_invariants().unwrap();
@@ -447,11 +447,11 @@ fn a_write_waiting_for_buffer_space_still_supersedes_read_ahead() {
     // Fill the buffer, then write page 6: it waits for space while a new
     // stream (pages 4, 5) reads it ahead.
     for i in 0..4 {
-        ssd.submit(cmd(100 + i, IoOp::Write, 300 + i as u32));
+        ssd.submit(cmd(100 + i, Dir::Write, 300 + i as u32));
     }
-    ssd.submit(cmd(50, IoOp::Write, 6));
-    ssd.submit(cmd(60, IoOp::Read, 4));
-    ssd.submit(cmd(61, IoOp::Read, 5));
+    ssd.submit(cmd(50, Dir::Write, 6));
+    ssd.submit(cmd(60, Dir::Read, 4));
+    ssd.submit(cmd(61, Dir::Read, 5));
     ssd.drain();
     assert!(
         ssd.stats().device.write_stalls > 0,
@@ -479,7 +479,7 @@ proptest::proptest! {
         let mut ssd = filled(cfg, 0.5);
         let last = ssd.ssd().layout().logical_pages - 1;
         read_one_by_one(&mut ssd, (0..30).flat_map(|i| [i, last - 40 + i]));
-        ssd.submit(cmd(900, IoOp::Write, 31));
+        ssd.submit(cmd(900, Dir::Write, 31));
         ssd.drain();
         read_one_by_one(&mut ssd, 30..34);
         proptest::prop_assert!(ssd.ssd().check_invariants().is_ok());

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use ssdlab_sim::kernel::Simulation;
 use ssdlab_sim::ssd::config::{SlcCache, SsdConfig, Suspend};
-use ssdlab_sim::ssd::device::{IoCommand, IoOp, SimSsd};
+use ssdlab_sim::ssd::device::{Dir, IoCommand, SimSsd};
 use ssdlab_sim::ssd::precondition::{precondition, Pattern, Precondition};
 use ssdlab_sim::workload::script::CommandScript;
 
@@ -77,7 +77,7 @@ fn tiny(variant: u8, policy: &str) -> SsdConfig {
 
 #[derive(Debug, Clone)]
 struct Step {
-    op: IoOp,
+    op: Dir,
     /// Continue where the previous command ended (sequential streams).
     follow: bool,
     lpa_frac: f64,
@@ -95,9 +95,9 @@ fn step() -> impl Strategy<Value = Step> {
     )
         .prop_map(|(k, follow, f, pages, gap_ns)| Step {
             op: match k {
-                0..=3 => IoOp::Write,
-                4..=8 => IoOp::Read,
-                _ => IoOp::Trim,
+                0..=3 => Dir::Write,
+                4..=8 => Dir::Read,
+                _ => Dir::Trim,
             },
             follow,
             lpa_frac: f,
@@ -188,9 +188,9 @@ fn heavy_overwrites_run_gc_and_keep_integrity() {
                 // Runs of four reads or eight writes, mostly each command
                 // following the previous one.
                 op: if (i / 4) % 3 == 0 {
-                    IoOp::Read
+                    Dir::Read
                 } else {
-                    IoOp::Write
+                    Dir::Write
                 },
                 follow: i % 6 != 0,
                 lpa_frac: ((i * 7919) % 1000) as f64 / 1000.0,

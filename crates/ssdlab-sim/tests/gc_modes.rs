@@ -6,7 +6,7 @@ use rand::SeedableRng;
 use ssdlab_sim::experiment::closed_loop::ClosedLoop;
 use ssdlab_sim::kernel::Simulation;
 use ssdlab_sim::ssd::config::SsdConfig;
-use ssdlab_sim::ssd::device::{IoOp, SimSsd};
+use ssdlab_sim::ssd::device::{Dir, SimSsd};
 use ssdlab_sim::ssd::ftl::{Ftl, Stream};
 use ssdlab_sim::ssd::gc::make_policy;
 use ssdlab_sim::ssd::layout::Layout;
@@ -35,7 +35,7 @@ fn write_load(mut ssd: SimSsd, requests: u64) -> (SimSsd, u64) {
     let span = (ssd.layout().logical_pages as f64 * 0.9) as u32;
     let mut sim = Simulation::new(ssd, None, 4);
     ClosedLoop {
-        op: IoOp::Write,
+        op: Dir::Write,
         qd: 8,
         requests,
         span,

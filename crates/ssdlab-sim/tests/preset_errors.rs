@@ -215,3 +215,32 @@ fn every_problem_of_a_preset_is_reported_at_once() {
         other => panic!("expected both problems, got {other:?}"),
     }
 }
+
+#[test]
+fn bad_sections_are_each_reported_with_their_line() {
+    let text = format!(
+        "colour = \"blue\"\n{}",
+        base()
+            .replace("read_ns = 25_000", "read_ns = \"fast\"")
+            .replace("policy = \"greedy\"", "policy = \"best\"")
+    );
+    match SsdConfig::from_toml(&text, "dev.toml") {
+        Err(InputError::Many(errors)) => {
+            let shown: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+            assert_eq!(shown.len(), 3, "{shown:?}");
+            assert!(shown[0].starts_with("dev.toml:1: colour:"), "{shown:?}");
+            let read = line_of(&text, "read_ns = \"fast\"");
+            assert!(
+                shown[1].starts_with(&format!("dev.toml:{read}: timing.read_ns:")),
+                "{shown:?}"
+            );
+            let policy = line_of(&text, "policy = \"best\"");
+            assert!(
+                shown[2].starts_with(&format!("dev.toml:{policy}: gc.policy:"))
+                    && shown[2].contains("unknown GC policy 'best'"),
+                "{shown:?}"
+            );
+        }
+        other => panic!("expected three problems, got {other:?}"),
+    }
+}

@@ -3,7 +3,7 @@
 use ssdlab_sim::experiment::closed_loop::ClosedLoop;
 use ssdlab_sim::kernel::{Ctx, Device, Simulation, WorkEvent, Workload};
 use ssdlab_sim::ssd::config::SsdConfig;
-use ssdlab_sim::ssd::device::{IoCommand, IoCompletion, IoOp, SimSsd};
+use ssdlab_sim::ssd::device::{Dir, IoCommand, IoCompletion, SimSsd};
 use ssdlab_sim::ssd::precondition::{precondition, Precondition};
 
 fn full_device(preset: &str) -> SimSsd {
@@ -26,7 +26,7 @@ fn qd1_random_read_latency_is_the_sum_of_its_parts() {
     let span = ssd.layout().logical_pages;
     let mut sim = Simulation::new(ssd, None, 0);
     let r = ClosedLoop {
-        op: IoOp::Read,
+        op: Dir::Read,
         qd: 1,
         requests: 2000,
         span,
@@ -53,7 +53,7 @@ fn saturated_random_reads_approach_the_channel_bound() {
     let span = ssd.layout().logical_pages;
     let mut sim = Simulation::new(ssd, None, 0);
     let r = ClosedLoop {
-        op: IoOp::Read,
+        op: Dir::Read,
         qd: 1024,
         requests: 200_000,
         span,
@@ -77,7 +77,7 @@ fn random_writes_on_a_full_device_run_gc_and_lose_bandwidth() {
     let span = ssd.layout().logical_pages;
     let mut sim = Simulation::new(ssd, None, 0);
     let r = ClosedLoop {
-        op: IoOp::Write,
+        op: Dir::Write,
         qd: 32,
         requests: 60_000,
         span,
@@ -104,7 +104,7 @@ fn same_seed_same_figures() {
         let span = ssd.layout().logical_pages;
         let mut sim = Simulation::new(ssd, None, 0);
         let w = ClosedLoop {
-            op: IoOp::Write,
+            op: Dir::Write,
             qd: 16,
             requests: 20_000,
             span,
@@ -112,7 +112,7 @@ fn same_seed_same_figures() {
         }
         .run(&mut sim);
         let r = ClosedLoop {
-            op: IoOp::Read,
+            op: Dir::Read,
             qd: 16,
             requests: 20_000,
             span,
@@ -135,7 +135,7 @@ fn every_gc_policy_collects() {
         let span = ssd.layout().logical_pages;
         let mut sim = Simulation::new(ssd, None, 0);
         ClosedLoop {
-            op: IoOp::Write,
+            op: Dir::Write,
             qd: 8,
             requests: 30_000,
             span,
@@ -152,13 +152,13 @@ fn every_gc_policy_collects() {
 struct MixedLoad {
     span: u32,
     next_id: u64,
-    submitted: std::collections::HashMap<u64, (IoOp, u64)>,
+    submitted: std::collections::HashMap<u64, (Dir, u64)>,
     worst_read: u64,
     done: u64,
 }
 
 impl MixedLoad {
-    fn submit<D: Device>(&mut self, op: IoOp, cx: &mut Ctx<'_, D>) {
+    fn submit<D: Device>(&mut self, op: Dir, cx: &mut Ctx<'_, D>) {
         self.next_id += 1;
         let lpa = (self.next_id.wrapping_mul(2_654_435_761) % self.span as u64) as u32;
         self.submitted.insert(self.next_id, (op, cx.now()));
@@ -177,7 +177,7 @@ impl MixedLoad {
 impl Workload for MixedLoad {
     fn start<D: Device>(&mut self, cx: &mut Ctx<'_, D>) {
         for i in 0..20 {
-            self.submit(if i < 16 { IoOp::Write } else { IoOp::Read }, cx);
+            self.submit(if i < 16 { Dir::Write } else { Dir::Read }, cx);
         }
     }
 
@@ -185,7 +185,7 @@ impl Workload for MixedLoad {
 
     fn command_done<D: Device>(&mut self, c: IoCompletion, cx: &mut Ctx<'_, D>) {
         let (op, t0) = self.submitted.remove(&c.id).unwrap();
-        if op == IoOp::Read {
+        if op == Dir::Read {
             self.worst_read = self.worst_read.max(c.time - t0);
         }
         self.done += 1;

@@ -9,7 +9,7 @@ use ssdlab_sim::experiment::fio_run::{self, RunSetup};
 use ssdlab_sim::kernel::Simulation;
 use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::config::SsdConfig;
-use ssdlab_sim::ssd::device::{DeviceCounters, IoOp, SimSsd};
+use ssdlab_sim::ssd::device::{DeviceCounters, Dir, SimSsd};
 use ssdlab_sim::ssd::ftl::FtlCounters;
 use ssdlab_sim::ssd::precondition::{precondition, Precondition, PreconditionReport};
 use std::time::Instant;
@@ -92,14 +92,14 @@ pub fn run(opts: &BenchOptions) -> Result<BenchReport, InputError> {
     };
     let mut sim = Simulation::new(ssd, None, opts.seed);
     let t1 = Instant::now();
-    let reads = load(IoOp::Read).run(&mut sim);
+    let reads = load(Dir::Read).run(&mut sim);
     let read_s = t1.elapsed().as_secs_f64();
 
     // The write figures count the writes' device work; GC that the reads
     // left running stays in the FTL's counters, as it did before.
     sim.device_mut().reset_device_counters();
     let t2 = Instant::now();
-    let writes = load(IoOp::Write).run(&mut sim);
+    let writes = load(Dir::Write).run(&mut sim);
     let write_s = t2.elapsed().as_secs_f64();
     let stats = sim.device().stats();
     let (ftl, device_counters) = (stats.ftl, stats.device);

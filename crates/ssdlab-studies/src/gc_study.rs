@@ -10,6 +10,8 @@
 //! written `write_volume` × the logical capacity.
 
 use crate::cache::Cache;
+use crate::report::bar_svg::BarChart;
+use crate::report::{html, write_study, Figure, StudyReport};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use ssdlab_sim::error::InputError;
@@ -270,13 +272,39 @@ fn run_one(
     })
 }
 
-/// One SVG figure per metric (profiles × schemes, log scale) in `dir`;
-/// returns the file names.
-pub fn write_figures(rows: &[GcRow], dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
+/// Writes the study's report into `out`: results.csv, report.md, one SVG
+/// figure per metric and report.html. Returns every file written.
+pub fn write_report(
+    rows: &[GcRow],
+    preamble: &str,
+    out: &Path,
+) -> Result<Vec<PathBuf>, InputError> {
+    let io = |e: std::io::Error| InputError::invalid(out.display().to_string(), e.to_string());
+    std::fs::create_dir_all(out).map_err(io)?;
+    let figures = write_figures(rows, out).map_err(io)?;
+    let body = tables_markdown(rows);
+    write_study(
+        out,
+        rows,
+        &StudyReport {
+            title: "On-demand GC with prioritized victims — ssdlab",
+            markdown: format!("{TITLE}\n\n{preamble}{body}"),
+            intro: preamble,
+            html_body: html::markdown_html(&body),
+            figures,
+        },
+    )
+}
+
+const TITLE: &str =
+    "# On-demand GC with prioritized victims (Lee, Choi, Hong 2023), reproduced by ssdlab";
+
+/// One SVG figure per metric (profiles × schemes, log scale) in `dir`.
+fn write_figures(rows: &[GcRow], dir: &Path) -> std::io::Result<Vec<Figure>> {
+    let mut figures = Vec::new();
     for (i, (title, f)) in metrics().iter().enumerate() {
         let cats: Vec<&str> = PROFILES.iter().map(|p| p.name).collect();
-        let chart = crate::bar_svg::BarChart {
+        let chart = BarChart {
             title,
             y_label: title,
             categories: cats.iter().map(|c| format!("{c}*")).collect(),
@@ -295,11 +323,19 @@ pub fn write_figures(rows: &[GcRow], dir: &Path) -> std::io::Result<Vec<PathBuf>
                 })
                 .collect(),
         };
-        let path = dir.join(format!("fig-{}.svg", FIGURE_NAMES[i]));
-        std::fs::write(&path, chart.to_svg())?;
-        files.push(path);
+        let id = format!("fig-{}", FIGURE_NAMES[i]);
+        let svg = dir.join(format!("{id}.svg"));
+        std::fs::write(&svg, chart.to_svg())?;
+        figures.push(Figure {
+            id,
+            svg,
+            png: None,
+            title: title.to_string(),
+            legend: "Bars: one per GC scheme, log scale; * marks a synthetic stand-in profile."
+                .into(),
+        });
     }
-    Ok(files)
+    Ok(figures)
 }
 
 const FIGURE_NAMES: [&str; 7] = [
@@ -327,14 +363,11 @@ fn metrics() -> [Metric; 7] {
 /// A reported metric: its title and how to read it from a row.
 type Metric = (&'static str, fn(&GcRow) -> f64);
 
-/// report.md: one table per metric (profiles × schemes, with the
+/// report.md's tables: one per metric (profiles × schemes, with the
 /// improvement ratio of on-demand over BBGC), then victim invalidity next to
 /// the paper's.
-pub fn markdown(rows: &[GcRow], preamble: &str) -> String {
-    let mut out = String::from(
-        "# On-demand GC with prioritized victims (Lee, Choi, Hong 2023), reproduced by ssdlab\n\n",
-    );
-    out.push_str(preamble);
+fn tables_markdown(rows: &[GcRow]) -> String {
+    let mut out = String::new();
     for (title, f) in metrics() {
         let _ = writeln!(out, "\n## {title}\n\n| profile (synthetic stand-in) | PBGC | BBGC | on-demand | BBGC / on-demand |\n|---|---|---|---|---|");
         for p in PROFILES {

@@ -3,11 +3,11 @@
 //! on-demand GC study), the benchmark, the analytical validations, and their
 //! reports (results.csv, report.md, figures, report.html) and result cache.
 
-pub mod bar_svg;
 pub mod bench;
 pub mod cache;
 pub mod gc_study;
 pub mod k2;
+pub mod report;
 pub mod waf;
 
 /// Peak resident set size of this process in MiB (Linux; 0 elsewhere).

@@ -12,9 +12,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use ssdlab_studies::k2::figures::write_figures;
-use ssdlab_studies::k2::html::{markdown_html, table_html, write_html};
 use ssdlab_studies::k2::report;
 use ssdlab_studies::k2::results::{PointRow, BOUNDS};
+use ssdlab_studies::report::html::{markdown_html, table_html, write_html};
 
 const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1a, b'\n'];
 

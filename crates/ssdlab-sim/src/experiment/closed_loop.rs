@@ -4,14 +4,14 @@
 
 use crate::engine::Ns;
 use crate::kernel::{Ctx, Device, Simulation, WorkEvent, Workload};
-use crate::ssd::device::{IoCommand, IoCompletion, IoOp};
+use crate::ssd::device::{Dir, IoCommand, IoCompletion};
 use hdrhistogram::Histogram;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 pub struct ClosedLoop {
-    pub op: IoOp,
+    pub op: Dir,
     pub qd: u32,
     pub requests: u64,
     pub span: u32,

@@ -2,7 +2,7 @@
 //! `ssdlab-metrics`.
 
 use crate::engine::Ns;
-use crate::sched::{Dir, IoClass};
+use crate::sched::IoClass;
 use crate::workload::fio_job::IoSample;
 use ssdlab_fio::JobSpec;
 use ssdlab_metrics::{self as m, JobReport, PrioStats, Sampler, FIO_DEFAULT_AVG_TIME_NS};
@@ -43,7 +43,7 @@ impl JobStats {
     }
 
     pub fn record(&mut self, s: &IoSample) {
-        let d = metrics_dir(s.dir);
+        let d = s.dir;
         self.report
             .dir_mut(d)
             .record_io(s.bytes as u64, s.slat_ns, s.clat_ns, s.lat_ns);
@@ -89,14 +89,6 @@ impl JobStats {
             }
         }
         self.report.job_runtime_ms = (runtime / 1000).div_ceil(1000);
-    }
-}
-
-fn metrics_dir(d: Dir) -> m::Dir {
-    match d {
-        Dir::Read => m::Dir::Read,
-        Dir::Write => m::Dir::Write,
-        Dir::Discard => m::Dir::Trim,
     }
 }
 

@@ -6,7 +6,7 @@ use super::tag_wait::TagWaiters;
 use crate::engine::{Ns, Timers};
 use crate::kernel::DeviceInfo;
 use crate::sched::{Dir, IoPrio, Request, Scheduler};
-use crate::ssd::device::{IoCommand, IoCompletion, IoOp};
+use crate::ssd::device::{IoCommand, IoCompletion};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
@@ -336,11 +336,7 @@ impl BlockLayer {
             .min(self.logical_pages);
         IoCommand {
             id: rid,
-            op: match rq.dir {
-                Dir::Read => IoOp::Read,
-                Dir::Write => IoOp::Write,
-                Dir::Discard => IoOp::Trim,
-            },
+            op: rq.dir,
             lpa: first as u32,
             pages: (end - first).max(1) as u32,
             bytes: rq.bytes,

@@ -105,7 +105,7 @@ impl Scheduler for Irbw {
     fn insert(&mut self, rq: Request, _now: Ns) {
         match rq.dir {
             Dir::Write => self.bundles.add(rq, Ns::MAX),
-            Dir::Read | Dir::Discard => self.reads.push_back(rq),
+            Dir::Read | Dir::Trim => self.reads.push_back(rq),
         }
     }
 
@@ -130,7 +130,7 @@ impl Scheduler for Irbw {
     fn bio_merge(&mut self, bio: &Request, max_bytes: u32) -> Option<(u64, MergeKind)> {
         match bio.dir {
             Dir::Write => self.bundles.merge(bio, max_bytes),
-            Dir::Read | Dir::Discard => {
+            Dir::Read | Dir::Trim => {
                 super::merge::merge_into_fifo(&mut self.reads, bio, max_bytes, 8)
             }
         }

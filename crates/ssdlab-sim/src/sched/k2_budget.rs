@@ -85,7 +85,7 @@ const TABLE_US: [[[f64; 4]; 2]; 2] = [
 fn op_index(dir: Dir) -> usize {
     match dir {
         Dir::Read => 0,
-        Dir::Write | Dir::Discard => 1,
+        Dir::Write | Dir::Trim => 1,
     }
 }
 

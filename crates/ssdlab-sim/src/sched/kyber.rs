@@ -75,7 +75,7 @@ fn domain_of(dir: Dir) -> usize {
     match dir {
         Dir::Read => READ,
         Dir::Write => WRITE,
-        Dir::Discard => DISCARD,
+        Dir::Trim => DISCARD,
     }
 }
 
@@ -320,11 +320,11 @@ mod tests {
         let mut s = sched("kyber");
         (0..300).for_each(|i| s.insert(rq(i, Dir::Read), 0));
         (0..200).for_each(|i| s.insert(rq(1000 + i, Dir::Write), 0));
-        (0..100).for_each(|i| s.insert(rq(2000 + i, Dir::Discard), 0));
+        (0..100).for_each(|i| s.insert(rq(2000 + i, Dir::Trim), 0));
         let out: Vec<_> = std::iter::from_fn(|| s.dispatch(0)).collect();
         let count = |d| out.iter().filter(|r| r.dir == d).count();
         assert_eq!(
-            (count(Dir::Read), count(Dir::Write), count(Dir::Discard)),
+            (count(Dir::Read), count(Dir::Write), count(Dir::Trim)),
             (256, 128, 64)
         );
         assert!(!s.has_work());
@@ -338,11 +338,11 @@ mod tests {
         let mut s = sched("kyber");
         (0..40).for_each(|i| s.insert(rq(i, Dir::Read), 0));
         (0..40).for_each(|i| s.insert(rq(100 + i, Dir::Write), 0));
-        (0..2).for_each(|i| s.insert(rq(200 + i, Dir::Discard), 0));
+        (0..2).for_each(|i| s.insert(rq(200 + i, Dir::Trim), 0));
         let dirs: Vec<Dir> = (0..27).map(|_| s.dispatch(0).unwrap().dir).collect();
         let mut want = vec![Dir::Read; 16];
         want.extend([Dir::Write; 8]);
-        want.push(Dir::Discard);
+        want.push(Dir::Trim);
         want.extend([Dir::Read; 2]);
         assert_eq!(dirs, want);
     }

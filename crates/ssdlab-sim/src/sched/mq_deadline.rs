@@ -112,7 +112,7 @@ fn level_of(prio: IoPrio) -> usize {
 fn dir_of(dir: Dir) -> usize {
     match dir {
         Dir::Read => READ,
-        Dir::Write | Dir::Discard => WRITE,
+        Dir::Write | Dir::Trim => WRITE,
     }
 }
 
@@ -548,7 +548,7 @@ mod tests {
         assert_eq!(s.limit_depth(Dir::Read, true, 64), None);
         assert_eq!(s.limit_depth(Dir::Read, false, 64), Some(48));
         assert_eq!(s.limit_depth(Dir::Write, true, 64), Some(48));
-        assert_eq!(s.limit_depth(Dir::Discard, false, 1), Some(1));
+        assert_eq!(s.limit_depth(Dir::Trim, false, 1), Some(1));
         let s = sched("mq-deadline:async_depth=10");
         assert_eq!(s.limit_depth(Dir::Write, false, 64), Some(10));
         assert_eq!(s.limit_depth(Dir::Write, false, 8), Some(8));

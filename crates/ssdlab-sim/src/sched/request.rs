@@ -2,12 +2,9 @@
 
 use crate::engine::Ns;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Dir {
-    Read,
-    Write,
-    Discard,
-}
+/// A request's direction (a discard is `Trim`): the one read/write/trim
+/// enum of the workspace.
+pub use ssdlab_metrics::Dir;
 
 /// I/O priority class, as `ioprio_set(2)`: NONE derives from the submitter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -395,7 +395,7 @@ impl FioJob {
             dir: match unit.dir {
                 IoDir::Read => Dir::Read,
                 IoDir::Write => Dir::Write,
-                IoDir::Trim => Dir::Discard,
+                IoDir::Trim => Dir::Trim,
             },
             sector: unit.offset / 512,
             bytes: unit.len,

@@ -5,7 +5,6 @@
 
 pub mod figures;
 pub mod grid;
-pub mod html;
 pub mod observations;
 pub mod paper;
 pub mod report;
@@ -14,6 +13,7 @@ pub mod rtss;
 pub mod runner;
 pub mod tune;
 
+use crate::report::{html, write_study, StudyReport};
 use results::PointRow;
 use runner::{run_study, StudyOptions};
 use ssdlab_sim::error::InputError;
@@ -36,27 +36,19 @@ pub fn reproduce(
     let run = run_study(opts, progress)?;
     let out = &opts.out;
     let io = |e: std::io::Error| InputError::invalid(out.display().to_string(), e.to_string());
-    let csv_path = out.join("results.csv");
-    report::write_csv(&run.rows, &csv_path)
-        .map_err(|e| InputError::invalid(csv_path.display().to_string(), e.to_string()))?;
     let preamble = preamble(opts, &run);
-    let md_path = out.join("report.md");
-    std::fs::write(&md_path, report::markdown(&run.rows, &preamble)).map_err(io)?;
-    let figs = figures::write_figures(&run.rows, out).map_err(io)?;
-    let html_path = out.join("report.html");
-    html::write_html(
-        &html_path,
-        "K2 queue-length-bound study — ssdlab",
-        &preamble,
-        &html_tables(&run.rows),
-        &figs,
-    )
-    .map_err(io)?;
-    let mut files = vec![csv_path, md_path, html_path];
-    for f in &figs {
-        files.push(f.svg.clone());
-        files.push(f.png.clone());
-    }
+    let figures = figures::write_figures(&run.rows, out).map_err(io)?;
+    let files = write_study(
+        out,
+        &run.rows,
+        &StudyReport {
+            title: "K2 queue-length-bound study — ssdlab",
+            markdown: report::markdown(&run.rows, &preamble),
+            intro: &preamble,
+            html_body: html_tables(&run.rows),
+            figures,
+        },
+    )?;
     Ok(StudyOutput {
         rows: run.rows,
         computed: run.computed,

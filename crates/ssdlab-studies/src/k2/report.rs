@@ -1,24 +1,11 @@
-//! results.csv, report.md and the tables of report.html.
+//! The K2 study's report.md and the tables of its report.html; reading a
+//! results.csv back (for `ssdlab tune`).
 
 use super::observations::{monotonicity, objective_choices, occupancy_effects};
 use super::paper::{error_pct, labels, Metric, TARGETS};
 use super::results::{PointRow, OCCUPANCIES, OPS};
 use std::fmt::Write as _;
 use std::path::Path;
-
-pub fn write_csv(rows: &[PointRow], path: &Path) -> Result<(), csv::Error> {
-    write_rows_csv(rows, path)
-}
-
-/// Any rows with named fields as CSV, header first.
-pub fn write_rows_csv<T: serde::Serialize>(rows: &[T], path: &Path) -> Result<(), csv::Error> {
-    let mut w = csv::Writer::from_path(path)?;
-    for r in rows {
-        w.serialize(r)?;
-    }
-    w.flush()?;
-    Ok(())
-}
 
 pub fn read_csv(path: &Path) -> Result<Vec<PointRow>, csv::Error> {
     let mut r = csv::Reader::from_path(path)?;

@@ -170,14 +170,35 @@ pub fn headline(rows: &[RtssRow]) -> Headline {
     h
 }
 
-/// report.md of the comparison.
-pub fn markdown(rows: &[RtssRow], preamble: &str) -> String {
+/// Writes the comparison's report into `out`: results.csv, report.md and
+/// report.html. Returns every file written.
+pub fn write_report(
+    rows: &[RtssRow],
+    preamble: &str,
+    out: &std::path::Path,
+) -> Result<Vec<std::path::PathBuf>, InputError> {
+    let body = tables_markdown(rows);
+    crate::report::write_study(
+        out,
+        rows,
+        &crate::report::StudyReport {
+            title: "K2 against the Linux schedulers — ssdlab",
+            markdown: format!("{TITLE}\n\n{preamble}{body}"),
+            intro: preamble,
+            html_body: crate::report::html::markdown_html(&body),
+            figures: Vec::new(),
+        },
+    )
+}
+
+const TITLE: &str =
+    "# K2 against the Linux schedulers (Miemietz et al., RTSS 2019), reproduced by ssdlab";
+
+/// report.md's tables: the headline against the paper, then every point.
+fn tables_markdown(rows: &[RtssRow]) -> String {
     let h = headline(rows);
-    let mut out = String::from(
-        "# K2 against the Linux schedulers (Miemietz et al., RTSS 2019), reproduced by ssdlab\n\n",
-    );
-    out.push_str(preamble);
-    out.push_str("\n## Headline\n\n| figure | paper | ssdlab | where |\n|---|---|---|---|\n");
+    let mut out =
+        String::from("\n## Headline\n\n| figure | paper | ssdlab | where |\n|---|---|---|---|\n");
     let _ = writeln!(
         out,
         "| best RT read p99.9 reduction | up to {PAPER_READ_REDUCTION}× | {:.1}× | {} |",

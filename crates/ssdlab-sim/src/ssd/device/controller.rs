@@ -3,7 +3,7 @@
 //! device's event handler.
 
 use super::{
-    CommandError, DevEvent, DieOp, IoCommand, IoCompletion, IoOp, ReadTx, SimSsd, Slot, NONE,
+    CommandError, DevEvent, DieOp, Dir, IoCommand, IoCompletion, ReadTx, SimSsd, Slot, NONE,
 };
 use crate::engine::{Ns, Timers};
 
@@ -51,7 +51,7 @@ impl SimSsd {
             let slot = self.alloc_slot(cmd);
             self.ctrl_busy = self.ctrl_busy.max(now) + self.cfg.controller.command_ns;
             let mut ready = self.ctrl_busy;
-            if cmd.op == IoOp::Write {
+            if cmd.op == Dir::Write {
                 let per_page = self.slots[slot as usize].link_ns_per_page as u64;
                 self.link_in_busy = self.link_in_busy.max(ready) + per_page * cmd.pages as u64;
                 ready = self.link_in_busy;
@@ -143,15 +143,15 @@ impl SimSsd {
         let dram = now + self.cfg.controller.dram_ns;
         for lpa in lpa0..lpa0 + pages {
             match op {
-                IoOp::Read => {
+                Dir::Read => {
                     self.counters.read_pages += 1;
                     self.read_page(slot, lpa, now, q);
                 }
-                IoOp::Write => {
+                Dir::Write => {
                     self.counters.write_pages += 1;
                     self.write_page(slot, lpa, now, q);
                 }
-                IoOp::Trim => {
+                Dir::Trim => {
                     self.trim_page(lpa, now, q);
                     self.page_done(slot, dram, q);
                 }
@@ -159,7 +159,7 @@ impl SimSsd {
         }
         // After the command's own reads, so that its prefetches queue
         // behind them.
-        if op == IoOp::Read && self.read_ahead.is_some() {
+        if op == Dir::Read && self.read_ahead.is_some() {
             self.read_ahead_issue(lpa0, pages, now, q);
         }
     }

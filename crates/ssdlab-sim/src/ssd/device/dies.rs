@@ -7,12 +7,31 @@ use crate::ssd::config::SlcCache;
 use crate::ssd::die_sched::{DieView, DieWork};
 use rand::Rng;
 
+/// What trying one kind of work on a die did.
+enum Tried {
+    Started,
+    /// There was none.
+    Nothing,
+    /// A read pass changed the die's queue but started no array read.
+    LookAgain,
+}
+
 impl SimSsd {
     /// Starts the die's next operation if it is idle: a suspended program
     /// first admits one read, then the die scheduler orders the rest.
     pub(super) fn try_start(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        // A read pass may start nothing yet change the queue (reads served
+        // from the buffer, or moved to the die now holding their page): then
+        // the die looks again. A loop, not a recursion: a long queue of such
+        // reads must not grow the stack.
+        while self.try_start_once(die, now, q) {}
+    }
+
+    /// One look at an idle die; true when a read pass started nothing and
+    /// the die must look again.
+    fn try_start_once(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) -> bool {
         if !matches!(self.dies[die as usize].op, DieOp::Idle) {
-            return;
+            return false;
         }
         // A suspended program admits one read operation, then resumes (a
         // later read may suspend it again).
@@ -22,10 +41,11 @@ impl SimSsd {
                 || (self.read_ahead.is_some() && !self.has_host_read(die))
             {
                 let (items, rem) = self.dies[die as usize].suspended.take().expect("checked");
-                return self.resume_program(die, items, rem, now, q);
+                self.resume_program(die, items, rem, now, q);
+                return false;
             }
             self.dies[die as usize].suspend_read_done = true;
-            return self.start_read(die, now, q);
+            return !self.start_read(die, now, q);
         }
         let d = &self.dies[die as usize];
         let reads_queued = !d.reads.is_empty();
@@ -41,13 +61,16 @@ impl SimSsd {
         // A static order: the device may change while it tries the kinds.
         let order = self.die_scheduler.order(&view);
         for &work in order {
-            if self.try_work(die, work, &view, now, q) {
-                return;
+            match self.try_work(die, work, &view, now, q) {
+                Tried::Started => return false,
+                Tried::LookAgain => return true,
+                Tried::Nothing => {}
             }
         }
+        false
     }
 
-    /// Starts `work` on the die if there is any; false when there is none.
+    /// Starts `work` on the die if there is any.
     fn try_work(
         &mut self,
         die: u32,
@@ -55,7 +78,8 @@ impl SimSsd {
         view: &DieView,
         now: Ns,
         q: &mut impl Timers<DevEvent>,
-    ) -> bool {
+    ) -> Tried {
+        let started = |s: bool| if s { Tried::Started } else { Tried::Nothing };
         let job = match work {
             DieWork::CriticalGc => self.next_gc(die, true),
             DieWork::Gc => self.next_gc(die, false),
@@ -65,22 +89,25 @@ impl SimSsd {
                     DieWork::HostRead => view.host_read_queued,
                     _ => view.reads_queued && !view.host_read_queued,
                 };
-                if wanted {
-                    self.start_read(die, now, q);
-                }
-                return wanted;
+                return match (wanted, wanted && self.start_read(die, now, q)) {
+                    (false, _) => Tried::Nothing,
+                    (true, true) => Tried::Started,
+                    (true, false) => Tried::LookAgain,
+                };
             }
             DieWork::PacedHostProgram => {
-                return std::mem::take(&mut self.dies[die as usize].host_turn)
-                    && self.start_program(die, now, q);
+                return started(
+                    std::mem::take(&mut self.dies[die as usize].host_turn)
+                        && self.start_program(die, now, q),
+                );
             }
-            DieWork::HostProgram => return self.start_program(die, now, q),
+            DieWork::HostProgram => return started(self.start_program(die, now, q)),
         };
         let Some(job) = job else {
-            return false;
+            return Tried::Nothing;
         };
         self.start_job(die, job, now, q);
-        true
+        Tried::Started
     }
 
     pub(super) fn planes_of(&self, die: u32) -> std::ops::Range<u32> {

@@ -37,18 +37,14 @@ mod read_ahead;
 mod reads;
 mod writes;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IoOp {
-    Read,
-    Write,
-    Trim,
-}
+/// A command's direction: the one read/write/trim enum of the workspace.
+pub use ssdlab_metrics::Dir;
 
 /// A command as the host submits it: `pages` logical pages from `lpa`.
 #[derive(Debug, Clone, Copy)]
 pub struct IoCommand {
     pub id: u64,
-    pub op: IoOp,
+    pub op: Dir,
     pub lpa: u32,
     pub pages: u32,
     /// Bytes that cross the host link (at most `pages` pages: a 4 KiB read
@@ -208,7 +204,7 @@ struct Die {
 
 struct Slot {
     id: u64,
-    op: IoOp,
+    op: Dir,
     lpa: u32,
     pages: u32,
     remaining: u32,

@@ -31,8 +31,9 @@ impl SimSsd {
     /// Starts an array read on `die`: one flash page per plane (several
     /// planes with multi-plane reads), serving every queued read of that flash
     /// page at once. A flash page already in its plane's page register needs
-    /// no array time.
-    pub(super) fn start_read(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+    /// no array time. False when it started no array read (the reads it
+    /// looked at were served from the buffer or moved to another die).
+    pub(super) fn start_read(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) -> bool {
         let max_planes = if self.cfg.timing.multi_plane {
             self.layout.planes_per_die as usize
         } else {
@@ -109,7 +110,7 @@ impl SimSsd {
         }
         if txs.is_empty() {
             self.read_scratch.push((txs, sensed));
-            return self.try_start(die, now, q);
+            return false;
         }
         if sensed.len() > 1 {
             self.counters.multi_plane_ops += 1;
@@ -119,6 +120,7 @@ impl SimSsd {
             now + self.cfg.timing.flash_command_ns + array_ns,
             DevEvent::ReadArrayDone(die),
         );
+        true
     }
 
     /// Whether a host read (or a prefetch one waits for) is among the reads

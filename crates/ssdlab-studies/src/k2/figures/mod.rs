@@ -14,7 +14,7 @@
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 use plotters::coord::Shift;
@@ -33,30 +33,21 @@ use panel::draw_panel;
 
 /// DejaVu Sans 2.37, the font used for every text of every figure (licence:
 /// assets/fonts/LICENSE-DejaVu.txt).
-pub static DEJAVU_SANS_TTF: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
+pub use crate::report::{Figure, DEJAVU_SANS_TTF};
 
 /// The font family the figures ask for. It is the key under which the embedded
 /// font is registered with plotters, and it is written verbatim into the SVG
 /// `font-family` attributes, where it reads as a CSS font list.
 pub const FONT_FAMILY: &str = "DejaVu Sans, sans-serif";
 
+/// What a K2 figure's marks mean (its caption after the title).
+pub const LEGEND: &str = "Bars: total bandwidth of the four jobs (MB/s, left axis); line: p99.9 \
+latency of the real-time task (µs, right axis).";
+
 /// Size of one PNG figure in pixels (the SVG uses the same user units).
 pub const FIGURE_SIZE: (u32, u32) = (1000, 600);
 /// Size of the overview figure.
 pub const OVERVIEW_SIZE: (u32, u32) = (1800, 900);
-
-/// One written figure.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Figure {
-    /// Operation (read, randread, write, randwrite); "all" for the overview.
-    pub op: String,
-    /// Occupancy (partial, full); "all" for the overview.
-    pub occupancy: String,
-    pub svg: PathBuf,
-    pub png: PathBuf,
-    /// Human-readable title, e.g. "Random read — partially occupied SSD".
-    pub title: String,
-}
 
 /// Registers the embedded font with plotters (once per process). Also
 /// registered as `sans-serif`, so any text plotters draws with its default
@@ -306,11 +297,11 @@ pub fn write_figures(rows: &[PointRow], dir: &Path) -> io::Result<Vec<Figure>> {
         let png = dir.join(format!("{stem}.png"));
         write_grid(&svg, &png, FIGURE_SIZE, None, (1, 1), &[Some(&panel)])?;
         figures.push(Figure {
-            op,
-            occupancy,
+            id: format!("fig-{op}-{occupancy}"),
             svg,
-            png,
+            png: Some(png),
             title: panel.title,
+            legend: LEGEND.into(),
         });
     }
     Ok(figures)
@@ -345,11 +336,11 @@ pub fn write_overview(rows: &[PointRow], dir: &Path) -> io::Result<Figure> {
         &cells,
     )?;
     Ok(Figure {
-        op: "all".to_string(),
-        occupancy: "all".to_string(),
+        id: "fig-all-all".to_string(),
         svg,
-        png,
+        png: Some(png),
         title: title.to_string(),
+        legend: LEGEND.into(),
     })
 }
 
@@ -392,7 +383,7 @@ pub(crate) fn sample_rows(ops: &[&str], occupancies: &[&str]) -> Vec<PointRow> {
 
 /// A fresh scratch directory for a test (removed by the test when done).
 #[cfg(test)]
-pub(crate) fn scratch_dir(name: &str) -> PathBuf {
+pub(crate) fn scratch_dir(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("ssdlab-k2-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create scratch dir");

@@ -18,25 +18,22 @@ fn figures_are_written_per_op_and_occupancy() {
     let dir = scratch_dir("figs");
     let rows = sample_rows(&["randread", "write"], &["partial", "full"]);
     let figs = write_figures(&rows, &dir).expect("write figures");
-    let keys: Vec<(&str, &str)> = figs
-        .iter()
-        .map(|f| (f.op.as_str(), f.occupancy.as_str()))
-        .collect();
+    let ids: Vec<&str> = figs.iter().map(|f| f.id.as_str()).collect();
     assert_eq!(
-        keys,
+        ids,
         [
-            ("randread", "partial"),
-            ("randread", "full"),
-            ("write", "partial"),
-            ("write", "full")
+            "fig-randread-partial",
+            "fig-randread-full",
+            "fig-write-partial",
+            "fig-write-full"
         ]
     );
     assert_eq!(figs[0].title, "Random read — partially occupied SSD");
     assert_eq!(figs[3].title, "Sequential write — fully occupied SSD");
     for fig in &figs {
-        let name = format!("fig-{}-{}", fig.op, fig.occupancy);
+        let name = &fig.id;
         assert_eq!(fig.svg, dir.join(format!("{name}.svg")));
-        assert_eq!(fig.png, dir.join(format!("{name}.png")));
+        assert_eq!(fig.png, Some(dir.join(format!("{name}.png"))));
         let svg = std::fs::read_to_string(&fig.svg).expect("read svg");
         let body = svg_body(&svg);
         assert!(body.starts_with("<svg"), "{}", &body[..body.len().min(80)]);
@@ -61,7 +58,7 @@ fn figures_are_written_per_op_and_occupancy() {
         assert!(svg.contains("Total bandwidth (MB/s)"));
         assert!(svg.contains("RT p99.9 latency (µs)"));
         assert!(svg.contains(FONT_FAMILY));
-        let png = std::fs::read(&fig.png).expect("read png");
+        let png = std::fs::read(fig.png.as_ref().expect("a PNG")).expect("read png");
         assert_eq!(png[..8], PNG_SIGNATURE);
         assert!(png.len() > 10_000, "PNG too small: {} bytes", png.len());
     }
@@ -123,7 +120,7 @@ fn overview_has_all_panels_and_tolerates_gaps() {
     assert!(svg.contains("Random write, partial"));
     assert!(svg.contains("Sequential read, full"));
     assert!(svg.contains("no data"));
-    let png = std::fs::read(&fig.png).unwrap();
+    let png = std::fs::read(fig.png.as_ref().expect("a PNG")).unwrap();
     assert_eq!(png[..8], PNG_SIGNATURE);
     assert!(png.len() > 10_000);
     if std::env::var_os("SSDLAB_KEEP_TEST_OUTPUT").is_none() {

@@ -1,4 +1,4 @@
-//! HTML report of the K2 study: one self-contained HTML5 page (no network
+//! HTML report of a study: one self-contained HTML5 page (no network
 //! access needed: no external CSS, scripts or fonts) with the figures' SVG
 //! inline, their captions, and the caller's tables.
 //!
@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
 
-use super::figures::{Figure, DEJAVU_SANS_TTF};
+use super::{Figure, DEJAVU_SANS_TTF};
 
 /// Escapes text for HTML element content and attribute values.
 pub fn escape(text: &str) -> String {
@@ -355,8 +355,7 @@ pub fn write_html(
     }
     for (i, fig) in figures.iter().enumerate() {
         let svg = inline_svg(&fig.svg)?;
-        let id = format!("fig-{}-{}", fig.op, fig.occupancy);
-        let _ = writeln!(page, "<figure id=\"{}\">", escape(&id));
+        let _ = writeln!(page, "<figure id=\"{}\">", escape(&fig.id));
         page.push_str(&svg);
         page.push('\n');
         let _ = write!(
@@ -365,11 +364,11 @@ pub fn write_html(
             i + 1,
             escape(&fig.title)
         );
-        page.push_str(
-            " Bars: total bandwidth of the four jobs (MB/s, left axis); line: p99.9 \
-             latency of the real-time task (µs, right axis).",
-        );
-        if let Some(href) = relative_href(base, &fig.png) {
+        if !fig.legend.is_empty() {
+            page.push(' ');
+            page.push_str(&escape(&fig.legend));
+        }
+        if let Some(href) = fig.png.as_ref().and_then(|p| relative_href(base, p)) {
             let _ = write!(page, " <a href=\"{}\">PNG</a>", escape(&href));
         }
         page.push_str("</figcaption>\n</figure>\n");
