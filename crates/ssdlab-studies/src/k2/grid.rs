@@ -63,6 +63,20 @@ pub struct Point {
 }
 
 impl Point {
+    /// Relative wall time of the point, to start the longest first: its
+    /// simulated seconds, × 8 on the fully occupied drive (garbage
+    /// collection runs throughout), × 3 for writes (buffer, programs, GC),
+    /// and more for a looser bound (more requests per simulated second).
+    /// Only the order of the runs depends on it, never a result.
+    pub fn cost(&self) -> u64 {
+        let full = if self.occupancy == "full" { 8 } else { 1 };
+        let write = if self.op.contains("write") { 3 } else { 1 };
+        let bound = self
+            .bound
+            .map_or(8, |b| u64::from(b.clamp(1, 64)).ilog2() as u64 + 2);
+        self.runtime_s * full * write * bound
+    }
+
     pub fn scheduler_spec(&self) -> String {
         match self.bound {
             Some(b) => format!("k2:max_inflight={b}"),

@@ -78,6 +78,7 @@ pub fn run(
                         scheduler: sched,
                         occupancy: occ,
                         seed_offset: 0,
+                        cost: runtime_s,
                     });
                 }
             }

@@ -3,7 +3,6 @@
 use super::grid::{points, Plan, Point};
 use super::results::PointRow;
 use crate::cache::Cache;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use ssdlab_sim::error::InputError;
@@ -12,6 +11,7 @@ use ssdlab_sim::host::HostConfig;
 use ssdlab_sim::ssd::config::SsdConfig;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 pub struct StudyOptions {
     pub plan: Plan,
@@ -43,6 +43,9 @@ pub struct RunPoint {
     pub occupancy: f64,
     /// Added to the seed (repetitions).
     pub seed_offset: u64,
+    /// Relative wall time the point is expected to take: the longest
+    /// points start first, so that a grid ends evenly on all threads.
+    pub cost: u64,
 }
 
 /// Where and with what the points run.
@@ -65,32 +68,58 @@ pub fn execute(
     let total = pts.len();
     let done = AtomicUsize::new(0);
     let computed = AtomicUsize::new(0);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(env.threads.max(1))
-        .build()
-        .map_err(|e| InputError::invalid("--jobs", e.to_string()))?;
-    let results: Result<Vec<RepResult>, InputError> = pool.install(|| {
-        pts.par_iter()
-            .with_max_len(1)
-            .map(|p| {
-                let config = point_config(p, env);
-                let key = Cache::key(&config);
-                let r = match cache.get(&key) {
-                    Some(r) => r,
-                    None => {
-                        let r = run_point(p, env)?;
-                        cache
-                            .put(&key, &config, &r)
-                            .map_err(|e| io_err(env.out, e))?;
-                        computed.fetch_add(1, Ordering::Relaxed);
-                        r
+    // Longest first (a stable sort: equal costs keep the grid's order);
+    // each thread takes the next point of that order when it is free.
+    let mut order: Vec<usize> = (0..total).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(pts[i].cost));
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Result<RepResult, InputError>>>> =
+        (0..total).map(|_| Mutex::new(None)).collect();
+    let one = |p: &RunPoint| -> Result<RepResult, InputError> {
+        let config = point_config(p, env);
+        let key = Cache::key(&config);
+        let r = match cache.get(&key) {
+            Some(r) => r,
+            None => {
+                let r = run_point(p, env)?;
+                cache
+                    .put(&key, &config, &r)
+                    .map_err(|e| io_err(env.out, e))?;
+                computed.fetch_add(1, Ordering::Relaxed);
+                r
+            }
+        };
+        progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+        Ok(r)
+    };
+    std::thread::scope(|s| {
+        for _ in 0..env.threads.clamp(1, total.max(1)) {
+            s.spawn(|| {
+                while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let r = one(&pts[i]);
+                    let failed = r.is_err();
+                    *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+                    if failed {
+                        // Stop handing out points; the others finish theirs.
+                        next.store(total, Ordering::Relaxed);
                     }
-                };
-                progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
-                Ok(r)
-            })
-            .collect()
+                }
+            });
+        }
     });
+    // Results in grid order; the first error in that order, if any.
+    let results: Result<Vec<RepResult>, InputError> = slots
+        .into_iter()
+        .filter_map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .collect();
+    if let Ok(r) = &results {
+        if r.len() != total {
+            return Err(InputError::invalid(
+                env.out.display().to_string(),
+                "a point was not run",
+            ));
+        }
+    }
     Ok((results?, computed.into_inner()))
 }
 
@@ -108,6 +137,7 @@ pub fn run_study(
             scheduler: p.scheduler_spec(),
             occupancy: p.occupancy_share(),
             seed_offset: p.rep as u64,
+            cost: p.cost(),
         })
         .collect();
     let env = RunEnv {
