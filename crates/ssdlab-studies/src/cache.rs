@@ -93,6 +93,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("ssdlab-cache-rt-{}", std::process::id()));
         let cache = Cache::open(&dir).unwrap();
         let mut r = RepResult {
+            per_second: vec![(0, 4096, 1)],
             rt_p999_us: 104.50832500000001,
             rt_p99_us: 0.1 + 0.2,
             rt_mean_us: 1.0 / 3.0,

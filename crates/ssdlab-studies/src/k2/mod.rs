@@ -37,15 +37,27 @@ pub fn reproduce(
     let out = &opts.out;
     let io = |e: std::io::Error| InputError::invalid(out.display().to_string(), e.to_string());
     let preamble = preamble(opts, &run);
-    let figures = figures::write_figures(&run.rows, out).map_err(io)?;
+    let mut figures = figures::write_figures(&run.rows, out).map_err(io)?;
+    let mut markdown = report::markdown(&run.rows, &preamble);
+    let mut html_body = html_tables(&run.rows);
+    if let Some(series) = run
+        .randwrite_full_series
+        .as_deref()
+        .filter(|s| !s.is_empty())
+    {
+        figures.push(figures::timeseries::write_timeseries(series, out).map_err(io)?);
+        let section = timeseries_md(series);
+        markdown.push_str(&section);
+        html_body.push_str(&html::markdown_html(&section));
+    }
     let files = write_study(
         out,
         &run.rows,
         &StudyReport {
             title: "K2 queue-length-bound study — ssdlab",
-            markdown: report::markdown(&run.rows, &preamble),
+            markdown,
             intro: &preamble,
-            html_body: html_tables(&run.rows),
+            html_body,
             figures,
         },
     )?;
@@ -78,6 +90,38 @@ The partially occupied half is compared with the paper's figures below; the full
 prediction of the model, reported as it comes out.\n",
         opts.device.name, opts.seed, p.partial_runtime_s, p.full_runtime_s, p.reps, run.computed, run.cached
     )
+}
+
+/// The time-series section of the report: when the fully occupied random
+/// writes' bandwidth drops, and to what.
+fn timeseries_md(series: &[(u64, u64, u64)]) -> String {
+    let mbs = |rows: &[(u64, u64, u64)]| {
+        rows.iter().map(|r| r.1 as f64).sum::<f64>() / rows.len().max(1) as f64 / 1e6
+    };
+    let mut out = String::from(
+        "\n## Time series: fully occupied random writes under none\n\n\
+         Figure `fig-randwrite-full-timeseries`: total bandwidth and IOPS per simulated second. \
+         Park and Lee report that bandwidth and IOPS drop sharply about 50 s into their \
+         1000 s run, to far below the partially occupied figures, and stay there.\n\n",
+    );
+    match figures::timeseries::drop_second(series) {
+        Some(s) => {
+            let at = series.iter().position(|r| r.0 == s).unwrap_or(0);
+            out.push_str(&format!(
+                "ssdlab: the bandwidth drops at **{s} s**, from {:.0} MB/s before to {:.0} MB/s after \
+                 (mean of the seconds on each side).\n",
+                mbs(&series[..at]),
+                mbs(&series[at..])
+            ));
+        }
+        None => out.push_str(&format!(
+            "ssdlab: no drop (the bandwidth never stays below half its peak for 5 s); \
+             {:.0} MB/s on average over {} s.\n",
+            mbs(series),
+            series.len()
+        )),
+    }
+    out
 }
 
 fn html_tables(rows: &[PointRow]) -> String {

@@ -30,6 +30,9 @@ pub struct StudyRun {
     pub rows: Vec<PointRow>,
     pub computed: usize,
     pub cached: usize,
+    /// Per-second totals of the fully occupied random-write run under
+    /// `none` (its first repetition), when the grid has it.
+    pub randwrite_full_series: Option<Vec<(u64, u64, u64)>>,
 }
 
 /// One repetition to run: a job file, a scheduler and a device state.
@@ -149,10 +152,17 @@ pub fn run_study(
     };
     let (results, computed) = execute(&runs, &env, progress)?;
     let paired: Vec<(Point, RepResult)> = pts.into_iter().zip(results).collect();
+    let randwrite_full_series = paired
+        .iter()
+        .find(|(p, _)| {
+            p.op == "randwrite" && p.occupancy == "full" && p.bound.is_none() && p.rep == 0
+        })
+        .map(|(_, r)| r.per_second.clone());
     Ok(StudyRun {
         rows: aggregate(&paired),
         computed,
         cached: paired.len() - computed,
+        randwrite_full_series,
     })
 }
 
@@ -172,12 +182,18 @@ pub struct RepResult {
     pub gc_invocations: u64,
     pub gc_pages_moved: u64,
     pub erases: u64,
+    /// All jobs together, one row per simulated second: (second, bytes,
+    /// I/Os), seconds without I/O as in `Sampler::per_second_series`.
+    #[serde(default)]
+    pub per_second: Vec<(u64, u64, u64)>,
 }
 
 /// Everything that decides a repetition's result (the cache key's input).
 fn point_config(p: &RunPoint, env: &RunEnv) -> serde_json::Value {
     json!({
         "ssdlab": env!("CARGO_PKG_VERSION"),
+        // 2: results carry the per-second series.
+        "result_format": 2,
         "device": env.device,
         "host": env.host,
         "scheduler": p.scheduler,
@@ -230,7 +246,21 @@ fn measure(res: &fio_run::RunResult) -> RepResult {
         gc_invocations: f.gc_invocations,
         gc_pages_moved: f.gc_pages_moved,
         erases: f.erases,
+        per_second: per_second_totals(res),
     }
+}
+
+/// The bytes and I/Os of all jobs and directions, per simulated second.
+fn per_second_totals(res: &fio_run::RunResult) -> Vec<(u64, u64, u64)> {
+    let mut totals = std::collections::BTreeMap::<u64, (u64, u64)>::new();
+    for sampler in res.stats.iter().flat_map(|s| &s.samplers) {
+        for (sec, bytes, ios) in sampler.per_second_series() {
+            let t = totals.entry(sec).or_default();
+            t.0 += bytes;
+            t.1 += ios;
+        }
+    }
+    totals.into_iter().map(|(s, (b, i))| (s, b, i)).collect()
 }
 
 /// Averages the repetitions of each point, in the grid's order.

@@ -28,6 +28,7 @@ mod labels;
 mod panel;
 #[cfg(test)]
 mod tests;
+pub mod timeseries;
 
 use panel::draw_panel;
 
