@@ -5,6 +5,7 @@ use ssdlab_sim::experiment::fio_run::{self, RunSetup};
 use ssdlab_sim::experiment::report;
 use ssdlab_sim::host::HostConfig;
 use ssdlab_sim::preset::Preset;
+use ssdlab_sim::ssd::precondition::PreconditionMode;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -40,6 +41,13 @@ pub struct SimArgs {
     /// Percent of the logical space holding data before the run (100 = full, GC at steady state).
     #[arg(long, default_value_t = 0.0)]
     occupancy: f64,
+    /// How that data is laid down: auto (fill below 100%, steady at 100%),
+    /// fill (sequential), steady (fill, then random overwrites until GC's
+    /// free-pool threshold), aged[:N] (fill, N drive writes of random
+    /// overwrites (default 2), then steady) or pts (written twice in order,
+    /// then steady, in the manner of SNIA PTS). The report names the one used.
+    #[arg(long, default_value = "auto", value_parser = parse_precondition)]
+    precondition: PreconditionMode,
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Host block-layer settings (TOML with the keys of docs/model.md, "Host path").
@@ -71,6 +79,7 @@ impl SimArgs {
             device: preset.device,
             scheduler: self.scheduler.clone(),
             occupancy: self.occupancy / 100.0,
+            precondition: self.precondition,
             seed: self.seed,
             check,
         })
@@ -170,6 +179,10 @@ fn fio_error(e: ssdlab_fio::FioError) -> InputError {
             .map_or("job file".to_string(), |o| format!("option '{o}'")),
         message: e.message.clone(),
     }
+}
+
+fn parse_precondition(s: &str) -> Result<PreconditionMode, String> {
+    s.parse()
 }
 
 /// The host settings of `--host`, or else the preset's own.

@@ -794,3 +794,37 @@ fn bench_compare_runs_both_builds_and_checks_the_simulated_figures() {
     assert_eq!(code, 2);
     assert!(err.contains("/nonexistent/ssdlab"), "{err}");
 }
+
+#[test]
+fn the_report_names_the_preconditioning_and_a_bad_one_is_refused() {
+    let job = temp_preset(
+        "small-writes.fio",
+        "[w]\nrw=randwrite\nbs=4k\nnumber_ios=2000\nsize=1g\n",
+    );
+    let job = job.to_str().unwrap();
+    let base = ["run", job, "--device", "seed004", "--occupancy", "10"];
+    let (code, out, err) = ssdlab(
+        &[
+            &base[..],
+            &["--precondition", "aged:3", "--output-format", "json"],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"mode\" : \"aged:3\""), "{out}");
+    let (code, out, err) = ssdlab(&base);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("precondition.mode: fill"), "{out}");
+    let (code, _, err) = ssdlab(&[&base[..], &["--precondition", "aged:0"]].concat());
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("aged:N takes a number of drive writes"),
+        "{err}"
+    );
+    let (code, _, err) = ssdlab(&[&base[..], &["--precondition", "warm"]].concat());
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("known: auto, fill, steady, aged[:N], pts"),
+        "{err}"
+    );
+}

@@ -76,6 +76,7 @@ fn filled(cfg: SsdConfig, occupancy: f64) -> Dev {
     let mut ssd = SimSsd::new(cfg, 1, true);
     let pre = Precondition {
         occupancy,
+        fill_passes: 1,
         overwrites: 0.0,
         pattern: Pattern::Uniform,
         steady_state: false,

@@ -18,6 +18,7 @@ fn setup_with(device: &str, scheduler: &str, occupancy: f64) -> RunSetup {
         host: HostConfig::default(),
         scheduler: scheduler.to_string(),
         occupancy,
+        precondition: ssdlab_sim::ssd::precondition::PreconditionMode::Auto,
         seed: 7,
         check: false,
     }

@@ -27,6 +27,7 @@ fn device(trigger: &str, policy: &str) -> SimSsd {
 fn write_load(mut ssd: SimSsd, requests: u64) -> (SimSsd, u64) {
     let pre = Precondition {
         occupancy: 0.9,
+        fill_passes: 1,
         overwrites: 0.0,
         pattern: Pattern::Uniform,
         steady_state: false,

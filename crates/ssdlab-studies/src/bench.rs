@@ -151,6 +151,7 @@ fn fio_figure(secs: u64, seed: u64) -> Result<(FioFigures, f64), InputError> {
         device,
         scheduler: "none".into(),
         occupancy: 0.5,
+        precondition: ssdlab_sim::ssd::precondition::PreconditionMode::Auto,
         seed,
         check: false,
     };

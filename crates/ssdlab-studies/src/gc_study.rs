@@ -214,6 +214,7 @@ fn run_one(
     let Preset { device, host } = scheme_preset(scheme);
     let setup = RunSetup {
         occupancy: 0.60 * (1.0 - device.ftl.over_provisioning).recip(),
+        precondition: ssdlab_sim::ssd::precondition::PreconditionMode::Auto,
         host,
         device,
         scheduler: "none".into(),

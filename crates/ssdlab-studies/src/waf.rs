@@ -56,6 +56,7 @@ fn point(sf: f64, seed: u64, warmup: f64, measured: f64) -> WafPoint {
     let mut ssd = SimSsd::new(validation_config(sf), seed, false);
     let pre = Precondition {
         occupancy: 1.0,
+        fill_passes: 1,
         overwrites: warmup,
         pattern: Pattern::Uniform,
         steady_state: false,

@@ -10,7 +10,7 @@ use crate::sched;
 use crate::ssd::config::SsdConfig;
 use crate::ssd::device::{DeviceCounters, SimSsd};
 use crate::ssd::ftl::FtlCounters;
-use crate::ssd::precondition::{precondition, Pattern, Precondition, PreconditionReport};
+use crate::ssd::precondition::{precondition, PreconditionMode, PreconditionReport};
 use crate::workload::fio::FioWorkload;
 use crate::workload::fio_job::{FioJob, IoSource};
 use ssdlab_fio::JobFile;
@@ -24,6 +24,8 @@ pub struct RunSetup {
     pub scheduler: String,
     /// Share of the logical space holding data before the run, in [0, 1].
     pub occupancy: f64,
+    /// How that data is laid down before the run.
+    pub precondition: PreconditionMode,
     pub seed: u64,
     /// Turn the device's invariant checker on (slow; tests).
     pub check: bool,
@@ -80,12 +82,7 @@ pub fn prepare_with_sources(
         return Err(InputError::invalid("job file", "defines no job"));
     }
     let mut dev = SimSsd::new(setup.device.clone(), setup.seed, setup.check);
-    let recipe = Precondition {
-        occupancy: setup.occupancy,
-        overwrites: 0.0,
-        pattern: Pattern::Uniform,
-        steady_state: setup.occupancy >= 1.0,
-    };
+    let recipe = setup.precondition.recipe(setup.occupancy);
     let pre = precondition(&mut dev, &recipe, setup.seed)?;
     let block = BlockLayer::new(setup.host.clone(), sched, &dev.info());
     let jobs = build_jobs(jobfile, &block, setup, sources)?;

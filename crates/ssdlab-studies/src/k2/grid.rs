@@ -105,6 +105,7 @@ impl Point {
             host: host.clone(),
             scheduler: self.scheduler_spec(),
             occupancy: self.occupancy_share(),
+            precondition: ssdlab_sim::ssd::precondition::PreconditionMode::Auto,
             seed: seed.wrapping_add(self.rep as u64),
             check: false,
         }

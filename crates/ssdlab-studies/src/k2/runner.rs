@@ -211,6 +211,7 @@ fn run_point(p: &RunPoint, env: &RunEnv) -> Result<RepResult, InputError> {
         host: env.host.clone(),
         scheduler: p.scheduler.clone(),
         occupancy: p.occupancy,
+        precondition: ssdlab_sim::ssd::precondition::PreconditionMode::Auto,
         seed: env.seed.wrapping_add(p.seed_offset),
         check: false,
     };

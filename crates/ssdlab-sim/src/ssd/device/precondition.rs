@@ -1,11 +1,12 @@
 //! Instant preconditioning: builds the FTL state of an aged device directly,
 //! by running the FTL's own write and GC paths without simulated time.
 //!
-//! Recipe: fill `occupancy` of the logical space sequentially, then overwrite
-//! `overwrites` × that many pages at random (uniform or skewed), then, with
-//! `steady_state`, keep overwriting until every plane's free pool has come
-//! down to its GC threshold (the point where the timed device's background GC
-//! holds it).
+//! Recipe: fill `occupancy` of the logical space sequentially (`fill_passes`
+//! times), then overwrite `overwrites` × that many pages at random (uniform
+//! or skewed), then, with `steady_state`, keep overwriting until every
+//! plane's free pool has come down to its GC threshold (the point where the
+//! timed device's background GC holds it). [`PreconditionMode`] names the
+//! recipes a run can ask for; the report says which one was used.
 
 use super::SimSsd;
 use crate::error::InputError;
@@ -28,6 +29,10 @@ pub enum Pattern {
 pub struct Precondition {
     /// Share of the logical space holding data, in [0, 1].
     pub occupancy: f64,
+    /// Sequential passes over the occupied pages (1: a plain fill; 2: fill,
+    /// then rewrite it all in order, as SNIA PTS's workload-independent
+    /// preconditioning writes the capacity twice).
+    pub fill_passes: u32,
     /// Random overwrites, in multiples of the occupied pages.
     pub overwrites: f64,
     pub pattern: Pattern,
@@ -39,6 +44,7 @@ impl Precondition {
     pub fn full() -> Self {
         Precondition {
             occupancy: 1.0,
+            fill_passes: 1,
             overwrites: 0.0,
             pattern: Pattern::Uniform,
             steady_state: true,
@@ -50,6 +56,12 @@ impl Precondition {
             return Err(InputError::invalid(
                 "occupancy",
                 format!("{} is outside [0, 100] %", self.occupancy * 100.0),
+            ));
+        }
+        if !(1..=4).contains(&self.fill_passes) {
+            return Err(InputError::invalid(
+                "fill passes",
+                format!("{} is outside [1, 4]", self.fill_passes),
             ));
         }
         if !(0.0..=100.0).contains(&self.overwrites) {
@@ -72,10 +84,89 @@ impl Precondition {
         }
         Ok(())
     }
+
+    /// The recipe's name in reports: `fill`, `steady`, `aged:N` or `pts`
+    /// (see [`PreconditionMode`]).
+    pub fn name(&self) -> String {
+        match (self.fill_passes, self.overwrites, self.steady_state) {
+            (2.., _, _) => "pts".into(),
+            (_, w, _) if w > 0.0 => format!("aged:{w}"),
+            (_, _, true) => "steady".into(),
+            _ => "fill".into(),
+        }
+    }
+}
+
+/// How a run preconditions its device (`--precondition`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PreconditionMode {
+    /// `fill` below 100% occupancy, `steady` at 100% (the default).
+    Auto,
+    /// A sequential fill of the occupied pages, nothing more: every block
+    /// holds only valid pages, and GC finds no victim until the run
+    /// overwrites data.
+    Fill,
+    /// The fill, then uniform random overwrites until every plane's free
+    /// pool has come down to its GC threshold.
+    SteadyState,
+    /// The fill, then `drive_writes` × the occupied pages of uniform random
+    /// overwrites, then `steady`: the spread of valid pages per block a drive
+    /// has after writing its data that many times over.
+    Aged { drive_writes: f64 },
+    /// In the manner of SNIA PTS: the occupied pages written twice in order,
+    /// then random overwrites to the steady state.
+    Pts,
+}
+
+impl PreconditionMode {
+    /// The recipe for a run at `occupancy` (share of the logical space).
+    pub fn recipe(self, occupancy: f64) -> Precondition {
+        let (fill_passes, overwrites, steady_state) = match self {
+            PreconditionMode::Auto => (1, 0.0, occupancy >= 1.0),
+            PreconditionMode::Fill => (1, 0.0, false),
+            PreconditionMode::SteadyState => (1, 0.0, true),
+            PreconditionMode::Aged { drive_writes } => (1, drive_writes, true),
+            PreconditionMode::Pts => (2, 0.0, true),
+        };
+        Precondition {
+            occupancy,
+            fill_passes,
+            overwrites,
+            pattern: Pattern::Uniform,
+            steady_state,
+        }
+    }
+}
+
+impl std::str::FromStr for PreconditionMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(PreconditionMode::Auto),
+            "fill" => Ok(PreconditionMode::Fill),
+            "steady" => Ok(PreconditionMode::SteadyState),
+            "pts" => Ok(PreconditionMode::Pts),
+            "aged" => Ok(PreconditionMode::Aged { drive_writes: 2.0 }),
+            _ => match s.strip_prefix("aged:").map(str::parse::<f64>) {
+                Some(Ok(n)) if n > 0.0 && n <= 100.0 => {
+                    Ok(PreconditionMode::Aged { drive_writes: n })
+                }
+                Some(_) => Err(format!(
+                    "'{s}': aged:N takes a number of drive writes in (0, 100]"
+                )),
+                None => Err(format!(
+                    "unknown preconditioning '{s}' (known: auto, fill, steady, aged[:N], pts)"
+                )),
+            },
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct PreconditionReport {
+    /// The recipe used (`Precondition::name`).
+    pub mode: String,
     pub filled_pages: u64,
     pub overwritten_pages: u64,
     pub steady_state_pages: u64,
@@ -94,11 +185,14 @@ pub fn precondition(
     let occupied = (ssd.layout.logical_pages as f64 * p.occupancy).round() as u32;
     let before = ssd.ftl.counters.clone();
     let mut w = FunctionalWriter::default();
-    for lpa in 0..occupied {
-        w.write(ssd, lpa, &mut rng);
+    for _ in 0..p.fill_passes {
+        for lpa in 0..occupied {
+            w.write(ssd, lpa, &mut rng);
+        }
     }
     let mut report = PreconditionReport {
-        filled_pages: occupied as u64,
+        mode: p.name(),
+        filled_pages: occupied as u64 * p.fill_passes as u64,
         ..Default::default()
     };
     if occupied > 0 {
@@ -197,5 +291,74 @@ impl FunctionalWriter {
                 return None;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ssd::config::SsdConfig;
+
+    #[test]
+    fn modes_parse_and_name_their_recipes() {
+        let name = |s: &str, occ: f64| s.parse::<PreconditionMode>().unwrap().recipe(occ).name();
+        assert_eq!(name("auto", 0.5), "fill");
+        assert_eq!(name("auto", 1.0), "steady");
+        assert_eq!(name("fill", 1.0), "fill");
+        assert_eq!(name("steady", 0.5), "steady");
+        assert_eq!(name("aged", 1.0), "aged:2");
+        assert_eq!(name("aged:0.5", 1.0), "aged:0.5");
+        assert_eq!(name("pts", 1.0), "pts");
+        for bad in [
+            "",
+            "aged:0",
+            "aged:-1",
+            "aged:1e9",
+            "aged:x",
+            "steady-state",
+        ] {
+            let e = bad.parse::<PreconditionMode>().unwrap_err();
+            assert!(e.contains(bad) || e.contains("known"), "{bad}: {e}");
+        }
+    }
+
+    fn small() -> SsdConfig {
+        let mut cfg = SsdConfig::load("seed004").unwrap();
+        cfg.geometry.channels = 2;
+        cfg.geometry.chips_per_channel = 1;
+        cfg.geometry.dies_per_chip = 1;
+        cfg.geometry.planes_per_die = 2;
+        cfg.geometry.blocks_per_plane = 32;
+        cfg.geometry.pages_per_block = Some(16);
+        cfg.ftl.over_provisioning = 0.3;
+        cfg.slc_cache = None;
+        cfg.validate().unwrap();
+        cfg
+    }
+
+    fn report(mode: &str) -> PreconditionReport {
+        let mut ssd = SimSsd::new(small(), 1, true);
+        let recipe = mode.parse::<PreconditionMode>().unwrap().recipe(1.0);
+        let r = precondition(&mut ssd, &recipe, 7).unwrap();
+        ssd.ftl.check(&|_| false).unwrap();
+        r
+    }
+
+    #[test]
+    fn each_mode_writes_what_it_says() {
+        let fill = report("fill");
+        assert_eq!((fill.mode.as_str(), fill.steady_state_pages), ("fill", 0));
+        let steady = report("steady");
+        assert!(steady.steady_state_pages > 0 && steady.overwritten_pages == 0);
+        let aged = report("aged:1");
+        assert_eq!(aged.overwritten_pages, fill.filled_pages);
+        // Writing the data over again moves valid pages in GC; a plain fill
+        // moves none.
+        assert!(
+            aged.gc_pages_moved > steady.gc_pages_moved,
+            "{aged:?} {steady:?}"
+        );
+        let pts = report("pts");
+        assert_eq!(pts.filled_pages, 2 * fill.filled_pages);
     }
 }
