@@ -241,7 +241,7 @@ fn run_gc(a: GcArgs) -> Result<(), InputError> {
     let (rows, computed) = gc_study::run(&opts, &progress)?;
     bar.finish();
     let preamble = format!(
-        "Device `seed004` (the simulated SSD of Lee, Choi and Hong, Electronics 12(9):2142, 2023), GC enabled at 70% full, preconditioned to 60% of the physical space; \
+        "Device `seed004` (the simulated SSD of Lee, Choi and Hong, Electronics 12(9):2142, 2023), GC enabled at 70% full, preconditioned to 60% of the physical space (`fill`); \
 each profile's synthetic trace ({} requests per pass, seed {}) replayed open loop at {} MB/s offered until the host \
 has written {}× the logical capacity. Every profile is a **synthetic stand-in** for the paper's traces. \
 Schemes: PBGC = eager 70% trigger, greedy, plane-blocking; BBGC = the same, block-blocking; on-demand = \

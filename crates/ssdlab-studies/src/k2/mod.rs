@@ -84,7 +84,8 @@ fn preamble(opts: &StudyOptions, run: &runner::StudyRun) -> String {
     let host = host_description(&opts.host);
     format!(
         "Device `{}`, {host}, K2 study job files (`examples/k2/`), seed {}. \
-Runs of {} s (partially occupied, 50% of the logical space) and {} s (fully occupied, GC at steady state), \
+Runs of {} s (partially occupied: 50% of the logical space, preconditioning `fill`) and {} s \
+(fully occupied: preconditioning `steady`, GC at steady state), \
 {} repetition(s) per point, averaged. {} repetitions computed, {} taken from the cache.\n\n\
 The partially occupied half is compared with the paper's figures below; the fully occupied half is a \
 prediction of the model, reported as it comes out.\n",
