@@ -13,7 +13,7 @@ use super::{draw_err, ensure_font, Figure, FONT_FAMILY};
 const SUSTAINED_S: usize = 5;
 
 /// The first second from which the bandwidth stays below half its peak so
-/// far for at least [`SUSTAINED_S`] seconds (None: no such drop). `series`
+/// far for at least five seconds (None: no such drop). `series`
 /// is (second, bytes, I/Os) per second, as the study records it.
 pub fn drop_second(series: &[(u64, u64, u64)]) -> Option<u64> {
     let mut peak = 0u64;
