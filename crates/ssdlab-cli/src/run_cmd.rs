@@ -43,7 +43,7 @@ pub struct SimArgs {
     occupancy: f64,
     /// How that data is laid down: auto (fill below 100%, steady at 100%),
     /// fill (sequential), steady (fill, then random overwrites until GC's
-    /// free-pool threshold), aged[:N] (fill, N drive writes of random
+    /// free-pool threshold), `aged[:N]` (fill, N drive writes of random
     /// overwrites (default 2), then steady) or pts (written twice in order,
     /// then steady, in the manner of SNIA PTS). The report names the one used.
     #[arg(long, default_value = "auto", value_parser = parse_precondition)]
