@@ -11,7 +11,7 @@
 
 use crate::cache::Cache;
 use crate::report::bar_svg::BarChart;
-use crate::report::{html, write_study, Figure, StudyReport};
+use crate::report::{write_study, Figure, StudyReport};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use ssdlab_sim::error::InputError;
@@ -287,13 +287,13 @@ pub fn write_report(
     write_study(
         out,
         rows,
-        &StudyReport {
-            title: "On-demand GC with prioritized victims — ssdlab",
-            markdown: format!("{TITLE}\n\n{preamble}{body}"),
-            intro: preamble,
-            html_body: html::markdown_html(&body),
+        &StudyReport::from_markdown(
+            "On-demand GC with prioritized victims — ssdlab",
+            TITLE,
+            preamble,
+            &body,
             figures,
-        },
+        ),
     )
 }
 

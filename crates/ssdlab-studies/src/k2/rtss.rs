@@ -182,13 +182,13 @@ pub fn write_report(
     crate::report::write_study(
         out,
         rows,
-        &crate::report::StudyReport {
-            title: "K2 against the Linux schedulers — ssdlab",
-            markdown: format!("{TITLE}\n\n{preamble}{body}"),
-            intro: preamble,
-            html_body: crate::report::html::markdown_html(&body),
-            figures: Vec::new(),
-        },
+        &crate::report::StudyReport::from_markdown(
+            "K2 against the Linux schedulers — ssdlab",
+            TITLE,
+            preamble,
+            &body,
+            Vec::new(),
+        ),
     )
 }
 

@@ -44,6 +44,27 @@ pub struct StudyReport<'a> {
     pub figures: Vec<Figure>,
 }
 
+impl<'a> StudyReport<'a> {
+    /// The plain shape: report.md is `heading` (a `# ` line), the preamble
+    /// and the Markdown `body`; report.html shows the preamble, the figures
+    /// and the same body.
+    pub fn from_markdown(
+        title: &'a str,
+        heading: &str,
+        preamble: &'a str,
+        body: &str,
+        figures: Vec<Figure>,
+    ) -> Self {
+        StudyReport {
+            title,
+            markdown: format!("{heading}\n\n{preamble}{body}"),
+            intro: preamble,
+            html_body: html::markdown_html(body),
+            figures,
+        }
+    }
+}
+
 /// Writes `results.csv` (from `rows`), `report.md` and `report.html` into
 /// `out` (created if missing); returns every file of the report, figures
 /// included.
