@@ -7,7 +7,7 @@
 
 use proptest::prelude::*;
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Output};
 
 /// The cap: a fixed base (code, seed004's tables, histograms) plus a share
 /// per I/O and per job, the stated bound on memory.
@@ -15,14 +15,21 @@ fn cap_kb(ios: u64, jobs: u64) -> u64 {
     600_000 + ios / 4 + jobs * 200
 }
 
-fn ssdlab_capped(cap_kb: u64, args: &[String]) -> (Option<i32>, String) {
-    let out = Command::new("sh")
+/// Runs ssdlab with `args` from a shell that first caps its address space;
+/// `then` is the shell's command line after the cap, with ssdlab as
+/// `"$0" "$@"`.
+fn in_capped_shell(cap_kb: u64, then: &str, args: &[String]) -> Output {
+    Command::new("sh")
         .arg("-c")
-        .arg(format!("ulimit -v {cap_kb}; exec \"$0\" \"$@\""))
+        .arg(format!("ulimit -v {cap_kb}; {then}"))
         .arg(env!("CARGO_BIN_EXE_ssdlab"))
         .args(args)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+fn ssdlab_capped(cap_kb: u64, args: &[String]) -> (Option<i32>, String) {
+    let out = in_capped_shell(cap_kb, "exec \"$0\" \"$@\"", args);
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -158,15 +165,7 @@ fn fast_trace(n: usize) -> PathBuf {
 /// it used, as the shell's `times` reports its child's. CPU time, unlike
 /// wall time, does not grow when other tests share the cores.
 fn cpu_seconds_capped(cap_kb: u64, args: &[String]) -> f64 {
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "ulimit -v {cap_kb}; \"$0\" \"$@\" >/dev/null || exit 3; times"
-        ))
-        .arg(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(args)
-        .output()
-        .unwrap();
+    let out = in_capped_shell(cap_kb, "\"$0\" \"$@\" >/dev/null || exit 3; times", args);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),

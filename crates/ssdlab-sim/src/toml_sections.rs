@@ -15,6 +15,8 @@ pub struct SectionReader<'a> {
     /// preset): the checks name keys from the preset's top, and a file of
     /// one table names them from its own.
     prefix: &'a str,
+    /// The text's top-level keys, read once.
+    top_keys: Vec<String>,
     problems: Vec<InputError>,
 }
 
@@ -22,18 +24,17 @@ impl<'a> SectionReader<'a> {
     /// Reads `text` (named `file` in messages). A syntax error ends the
     /// reading at once: nothing after it can be trusted.
     pub fn new(text: &'a str, file: &'a str, prefix: &'a str) -> Result<Self, InputError> {
-        if let Err(e) = text.parse::<toml::Table>() {
-            return Err(InputError::At {
-                file: file.into(),
-                line: e.span().map_or(1, |s| line_of_offset(text, s.start)),
-                field: "toml".into(),
-                message: e.message().to_string(),
-            });
-        }
+        let table = text.parse::<toml::Table>().map_err(|e| InputError::At {
+            file: file.into(),
+            line: e.span().map_or(1, |s| line_of_offset(text, s.start)),
+            field: "toml".into(),
+            message: e.message().to_string(),
+        })?;
         Ok(SectionReader {
             text,
             file,
             prefix,
+            top_keys: table.keys().cloned().collect(),
             problems: Vec::new(),
         })
     }
@@ -64,7 +65,7 @@ impl<'a> SectionReader<'a> {
     /// Like `section`, but the key must be there.
     pub fn required<T: DeserializeOwned>(&mut self, name: &'static str) -> Option<T> {
         let found = self.section(name);
-        if found.is_none() && !self.has_key(name) {
+        if found.is_none() && !self.top_keys.iter().any(|k| k == name) {
             self.push(1, name.to_string(), "missing".into());
         }
         found
@@ -72,14 +73,17 @@ impl<'a> SectionReader<'a> {
 
     /// Records every top-level key that is not one of `known`.
     pub fn refuse_unknown(&mut self, known: &[&str]) {
-        let Ok(table) = self.text.parse::<toml::Table>() else {
-            return;
-        };
-        for key in table.keys().filter(|k| !known.contains(&k.as_str())) {
-            let line = line_of_key(self.text, key);
+        let unknown: Vec<String> = self
+            .top_keys
+            .iter()
+            .filter(|k| !known.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        for key in unknown {
+            let line = line_of_key(self.text, &key);
             self.push(
                 line,
-                key.clone(),
+                key,
                 format!("unknown key (known: {})", known.join(", ")),
             );
         }
@@ -123,12 +127,6 @@ impl<'a> SectionReader<'a> {
         } else {
             Err(InputError::all(std::mem::take(&mut self.problems)))
         }
-    }
-
-    fn has_key(&self, name: &str) -> bool {
-        self.text
-            .parse::<toml::Table>()
-            .is_ok_and(|t| t.contains_key(name))
     }
 
     fn push(&mut self, line: usize, key: String, message: String) {

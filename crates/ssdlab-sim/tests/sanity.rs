@@ -126,7 +126,8 @@ fn same_seed_same_figures() {
 
 #[test]
 fn every_gc_policy_collects() {
-    for policy in ssdlab_sim::ssd::gc::policy_names() {
+    use ssdlab_sim::ssd::config::choice::Registry;
+    for policy in ssdlab_sim::ssd::gc::GcPolicies::names() {
         let mut cfg = SsdConfig::load("seed004").unwrap();
         cfg.gc.policy = policy.parse().unwrap();
         cfg.geometry.blocks_per_plane = 64;

@@ -11,7 +11,6 @@ use ssdlab_sim::host::HostConfig;
 use ssdlab_sim::ssd::config::SsdConfig;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 pub struct StudyOptions {
     pub plan: Plan,
@@ -76,8 +75,6 @@ pub fn execute(
     let mut order: Vec<usize> = (0..total).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(pts[i].cost));
     let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<Result<RepResult, InputError>>>> =
-        (0..total).map(|_| Mutex::new(None)).collect();
     let one = |p: &RunPoint| -> Result<RepResult, InputError> {
         let config = point_config(p, env);
         let key = Cache::key(&config);
@@ -95,34 +92,31 @@ pub fn execute(
         progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
         Ok(r)
     };
-    std::thread::scope(|s| {
-        for _ in 0..env.threads.clamp(1, total.max(1)) {
-            s.spawn(|| {
-                while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let r = one(&pts[i]);
-                    let failed = r.is_err();
-                    *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
-                    if failed {
-                        // Stop handing out points; the others finish theirs.
-                        next.store(total, Ordering::Relaxed);
-                    }
-                }
-            });
+    // Each thread returns the (index, result) pairs it ran; an error stops
+    // the handing out of points (the others finish theirs).
+    let worker = || {
+        let mut ran = Vec::new();
+        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let r = one(&pts[i]);
+            if r.is_err() {
+                next.store(total, Ordering::Relaxed);
+            }
+            ran.push((i, r));
         }
+        ran
+    };
+    let mut ran: Vec<(usize, Result<RepResult, InputError>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..env.threads.clamp(1, total.max(1)))
+            .map(|_| s.spawn(worker))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a study worker panicked"))
+            .collect()
     });
     // Results in grid order; the first error in that order, if any.
-    let results: Result<Vec<RepResult>, InputError> = slots
-        .into_iter()
-        .filter_map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
-        .collect();
-    if let Ok(r) = &results {
-        if r.len() != total {
-            return Err(InputError::invalid(
-                env.out.display().to_string(),
-                "a point was not run",
-            ));
-        }
-    }
+    ran.sort_by_key(|(i, _)| *i);
+    let results: Result<Vec<RepResult>, InputError> = ran.into_iter().map(|(_, r)| r).collect();
     Ok((results?, computed.into_inner()))
 }
 

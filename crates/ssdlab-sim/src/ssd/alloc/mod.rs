@@ -7,7 +7,7 @@
 mod dynamic;
 mod static_stripe;
 
-use super::config::choice::{Choice, Registry};
+use super::config::choice::{Choice, Entry, Registry};
 use super::layout::Layout;
 
 pub trait AllocationPolicy: Send {
@@ -16,11 +16,8 @@ pub trait AllocationPolicy: Send {
     fn home_plane(&self, lpa: u32) -> Option<u32>;
 }
 
-pub struct AllocationEntry {
-    pub name: &'static str,
-    pub help: &'static str,
-    pub make: fn(&Layout) -> Box<dyn AllocationPolicy>,
-}
+/// An allocation policy's registry entry.
+pub type AllocationEntry = Entry<fn(&Layout) -> Box<dyn AllocationPolicy>>;
 
 pub const REGISTRY: &[AllocationEntry] = &[static_stripe::ENTRY, dynamic::ENTRY];
 
@@ -29,21 +26,12 @@ pub struct AllocationPolicies;
 
 impl Registry for AllocationPolicies {
     const KIND: &'static str = "allocation policy";
-    type Entry = AllocationEntry;
-    fn entries() -> &'static [AllocationEntry] {
-        REGISTRY
-    }
-    fn name_of(e: &AllocationEntry) -> &'static str {
-        e.name
-    }
+    type Make = fn(&Layout) -> Box<dyn AllocationPolicy>;
+    const ENTRIES: &'static [AllocationEntry] = REGISTRY;
 }
 
 /// An allocation policy chosen by name in a preset.
 pub type AllocationChoice = Choice<AllocationPolicies>;
-
-pub fn policy_names() -> Vec<&'static str> {
-    AllocationPolicies::names()
-}
 
 /// Builds the chosen policy over `layout`.
 pub fn make_policy(choice: AllocationChoice, layout: &Layout) -> Box<dyn AllocationPolicy> {

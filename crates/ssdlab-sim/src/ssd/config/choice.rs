@@ -8,17 +8,25 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::marker::PhantomData;
 
+/// One registered policy: its name (as a preset gives it), a one-line
+/// description (for listings) and its constructor.
+pub struct Entry<Make> {
+    pub name: &'static str,
+    pub help: &'static str,
+    pub make: Make,
+}
+
 /// A registry of named policies (one file per policy, one line per entry).
 pub trait Registry: 'static {
     /// What an entry is called in messages ("GC policy").
     const KIND: &'static str;
-    type Entry: 'static;
-    fn entries() -> &'static [Self::Entry];
-    fn name_of(entry: &Self::Entry) -> &'static str;
+    /// The constructor's type.
+    type Make: 'static;
+    const ENTRIES: &'static [Entry<Self::Make>];
 
     /// Every name, in registry order.
     fn names() -> Vec<&'static str> {
-        Self::entries().iter().map(Self::name_of).collect()
+        Self::ENTRIES.iter().map(|e| e.name).collect()
     }
 }
 
@@ -31,9 +39,9 @@ pub struct Choice<R: Registry> {
 impl<R: Registry> Choice<R> {
     /// The entry called `name`, or a message listing the known names.
     pub fn parse(name: &str) -> Result<Self, String> {
-        R::entries()
+        R::ENTRIES
             .iter()
-            .position(|e| R::name_of(e) == name)
+            .position(|e| e.name == name)
             .map(|index| Choice {
                 index,
                 registry: PhantomData,
@@ -47,12 +55,12 @@ impl<R: Registry> Choice<R> {
             })
     }
 
-    pub fn entry(&self) -> &'static R::Entry {
-        &R::entries()[self.index]
+    pub fn entry(&self) -> &'static Entry<R::Make> {
+        &R::ENTRIES[self.index]
     }
 
     pub fn name(&self) -> &'static str {
-        R::name_of(self.entry())
+        self.entry().name
     }
 }
 
@@ -112,19 +120,25 @@ mod tests {
     struct Colours;
     impl Registry for Colours {
         const KIND: &'static str = "colour";
-        type Entry = (&'static str, u8);
-        fn entries() -> &'static [(&'static str, u8)] {
-            &[("red", 1), ("blue", 2)]
-        }
-        fn name_of(e: &(&'static str, u8)) -> &'static str {
-            e.0
-        }
+        type Make = u8;
+        const ENTRIES: &'static [Entry<u8>] = &[
+            Entry {
+                name: "red",
+                help: "",
+                make: 1,
+            },
+            Entry {
+                name: "blue",
+                help: "",
+                make: 2,
+            },
+        ];
     }
 
     #[test]
     fn parses_known_names_and_lists_them_for_unknown_ones() {
         let blue: Choice<Colours> = "blue".parse().unwrap();
-        assert_eq!((blue.name(), blue.entry().1), ("blue", 2));
+        assert_eq!((blue.name(), blue.entry().make), ("blue", 2));
         let err = Choice::<Colours>::parse("green").unwrap_err();
         assert_eq!(err, "unknown colour 'green' (known: red, blue)");
     }

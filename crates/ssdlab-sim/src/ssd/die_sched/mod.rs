@@ -7,7 +7,7 @@
 //! One policy, one file; add a line to `DIE_SCHEDULERS` to make it
 //! selectable with `[controller] die_scheduler = "name"` in a preset.
 
-use super::config::choice::{Choice, Registry};
+use super::config::choice::{Choice, Entry, Registry};
 
 mod priority;
 mod read_first;
@@ -50,20 +50,20 @@ pub trait DieScheduler: Send {
     fn order(&mut self, view: &DieView) -> &'static [DieWork];
 }
 
-/// Name, one-line description and constructor of every die scheduler.
-pub type DieSchedulerEntry = (&'static str, &'static str, fn() -> Box<dyn DieScheduler>);
+/// A die scheduler's registry entry.
+pub type DieSchedulerEntry = Entry<fn() -> Box<dyn DieScheduler>>;
 
 pub const DIE_SCHEDULERS: &[DieSchedulerEntry] = &[
-    (
-        "priority",
-        "critical GC > host reads > paced host program > background GC > host programs > prefetches > SLC folding (default)",
-        priority::build,
-    ),
-    (
-        "read-first",
-        "critical GC > host reads > prefetches > host programs > background GC > SLC folding",
-        read_first::build,
-    ),
+    Entry {
+        name: "priority",
+        help: "critical GC > host reads > paced host program > background GC > host programs > prefetches > SLC folding (default)",
+        make: priority::build,
+    },
+    Entry {
+        name: "read-first",
+        help: "critical GC > host reads > prefetches > host programs > background GC > SLC folding",
+        make: read_first::build,
+    },
 ];
 
 /// The die schedulers, as a preset names them (`controller.die_scheduler`).
@@ -71,13 +71,8 @@ pub struct DieSchedulers;
 
 impl Registry for DieSchedulers {
     const KIND: &'static str = "die scheduler";
-    type Entry = DieSchedulerEntry;
-    fn entries() -> &'static [DieSchedulerEntry] {
-        DIE_SCHEDULERS
-    }
-    fn name_of(e: &DieSchedulerEntry) -> &'static str {
-        e.0
-    }
+    type Make = fn() -> Box<dyn DieScheduler>;
+    const ENTRIES: &'static [DieSchedulerEntry] = DIE_SCHEDULERS;
 }
 
 /// A die scheduler chosen by name in a preset.
@@ -85,7 +80,7 @@ pub type DieSchedulerChoice = Choice<DieSchedulers>;
 
 /// Builds the chosen die scheduler.
 pub fn build(choice: DieSchedulerChoice) -> Box<dyn DieScheduler> {
-    (choice.entry().2)()
+    (choice.entry().make)()
 }
 
 #[cfg(test)]
@@ -100,7 +95,7 @@ mod tests {
             host_read_queued: true,
             host_turn: true,
         };
-        for (name, _, _) in DIE_SCHEDULERS {
+        for Entry { name, .. } in DIE_SCHEDULERS {
             let mut s = build(name.parse().unwrap());
             assert_eq!(s.name(), *name);
             // Critical GC keeps the host reserve: without it the die can

@@ -9,7 +9,7 @@ mod prioritized;
 mod random;
 pub mod trigger;
 
-use super::config::choice::{Choice, Registry};
+use super::config::choice::{Choice, Entry, Registry};
 use super::config::SsdConfig;
 use super::ftl::Ftl;
 use rand_chacha::ChaCha8Rng;
@@ -26,11 +26,8 @@ pub trait GcPolicy: Send {
     }
 }
 
-pub struct PolicyEntry {
-    pub name: &'static str,
-    pub help: &'static str,
-    pub make: fn(&SsdConfig) -> Box<dyn GcPolicy>,
-}
+/// A victim policy's registry entry.
+pub type PolicyEntry = Entry<fn(&SsdConfig) -> Box<dyn GcPolicy>>;
 
 pub const REGISTRY: &[PolicyEntry] = &[
     PolicyEntry {
@@ -65,21 +62,12 @@ pub struct GcPolicies;
 
 impl Registry for GcPolicies {
     const KIND: &'static str = "GC policy";
-    type Entry = PolicyEntry;
-    fn entries() -> &'static [PolicyEntry] {
-        REGISTRY
-    }
-    fn name_of(e: &PolicyEntry) -> &'static str {
-        e.name
-    }
+    type Make = fn(&SsdConfig) -> Box<dyn GcPolicy>;
+    const ENTRIES: &'static [PolicyEntry] = REGISTRY;
 }
 
 /// A GC policy chosen by name in a preset.
 pub type GcPolicyChoice = Choice<GcPolicies>;
-
-pub fn policy_names() -> Vec<&'static str> {
-    GcPolicies::names()
-}
 
 /// Builds the policy the preset chose.
 pub fn make_policy(cfg: &SsdConfig) -> Box<dyn GcPolicy> {

@@ -8,7 +8,7 @@ mod on_demand;
 mod threshold;
 
 use crate::engine::Ns;
-use crate::ssd::config::choice::{Choice, Registry};
+use crate::ssd::config::choice::{Choice, Entry, Registry};
 use crate::ssd::config::SsdConfig;
 use crate::ssd::ftl::Ftl;
 
@@ -27,11 +27,8 @@ pub trait GcTrigger: Send {
     fn due(&mut self, c: &TriggerCtx) -> bool;
 }
 
-pub struct TriggerEntry {
-    pub name: &'static str,
-    pub help: &'static str,
-    pub make: fn(&SsdConfig) -> Box<dyn GcTrigger>,
-}
+/// A trigger's registry entry.
+pub type TriggerEntry = Entry<fn(&SsdConfig) -> Box<dyn GcTrigger>>;
 
 pub const REGISTRY: &[TriggerEntry] = &[threshold::ENTRY, eager70::ENTRY, on_demand::ENTRY];
 
@@ -40,21 +37,12 @@ pub struct GcTriggers;
 
 impl Registry for GcTriggers {
     const KIND: &'static str = "GC trigger";
-    type Entry = TriggerEntry;
-    fn entries() -> &'static [TriggerEntry] {
-        REGISTRY
-    }
-    fn name_of(e: &TriggerEntry) -> &'static str {
-        e.name
-    }
+    type Make = fn(&SsdConfig) -> Box<dyn GcTrigger>;
+    const ENTRIES: &'static [TriggerEntry] = REGISTRY;
 }
 
 /// A GC trigger chosen by name in a preset.
 pub type GcTriggerChoice = Choice<GcTriggers>;
-
-pub fn trigger_names() -> Vec<&'static str> {
-    GcTriggers::names()
-}
 
 /// Builds the trigger the preset chose.
 pub fn make_trigger(cfg: &SsdConfig) -> Box<dyn GcTrigger> {
