@@ -92,7 +92,7 @@ fn cmd(id: u64, op: Dir, lpa: u32) -> IoCommand {
     IoCommand {
         id,
         op,
-        lpa,
+        lpa: ssdlab_sim::ssd::ids::Lpn(lpa),
         pages: 1,
         bytes: 4096,
         sq: 0,

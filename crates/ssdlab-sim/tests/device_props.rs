@@ -125,7 +125,7 @@ fn drive(ssd: SimSsd, steps: &[Step]) -> (SimSsd, u64) {
         let cmd = IoCommand {
             id: i as u64,
             op: s.op,
-            lpa,
+            lpa: ssdlab_sim::ssd::ids::Lpn(lpa),
             pages,
             bytes: pages * 4096,
             sq: (i % 3) as u16,

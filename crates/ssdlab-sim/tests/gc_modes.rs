@@ -9,6 +9,7 @@ use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::device::{Dir, SimSsd};
 use ssdlab_sim::ssd::ftl::{Ftl, Stream};
 use ssdlab_sim::ssd::gc::make_policy;
+use ssdlab_sim::ssd::ids::{BlockId, Lpn, PlaneId};
 use ssdlab_sim::ssd::layout::Layout;
 use ssdlab_sim::ssd::precondition::{precondition, Pattern, Precondition};
 
@@ -69,7 +70,7 @@ fn on_demand_collects_when_space_runs_short() {
     let (ssd, gc) = write_load(device("on-demand", "prioritized"), 120_000);
     assert!(gc > 0, "GC ran once the free space fell below the need");
     // It kept every plane above the host reserve without help.
-    for p in 0..ssd.layout().planes {
+    for p in ssd.layout().all_planes() {
         assert!(ssd.free_blocks(p) >= 1);
     }
 }
@@ -86,12 +87,12 @@ fn ftl_with_valid_counts(valid: &[u16], closed_at: &[u64]) -> (Ftl, SsdConfig) {
     let mut ftl = Ftl::new(layout, None, 1, false);
     let mut lpa = 0;
     for (i, &v) in valid.iter().enumerate() {
-        ftl.now = closed_at[i];
+        ftl.set_now(closed_at[i]);
         let mut mine = Vec::new();
         for _ in 0..8 {
-            let ppa = ftl.alloc_page(0, Stream::HostNative).unwrap();
-            ftl.commit(lpa, ppa, 0);
-            mine.push(lpa);
+            let ppa = ftl.alloc_page(PlaneId(0), Stream::HostNative).unwrap();
+            ftl.commit(Lpn(lpa), ppa, 0);
+            mine.push(Lpn(lpa));
             lpa += 1;
         }
         // Invalidate 8 - v pages by trimming them.
@@ -108,15 +109,21 @@ fn prioritized_victims_follow_gain_over_cost_and_defer_hot_blocks() {
     // Blocks 0..3 with 6, 2, 4 valid pages: gain/cost picks the 2-valid block.
     let (mut ftl, mut cfg) = ftl_with_valid_counts(&[6, 2, 4], &[0, 0, 0]);
     cfg.gc.policy = "prioritized".parse().unwrap();
-    ftl.now = 10_000_000_000;
+    ftl.set_now(10_000_000_000);
     let mut p = make_policy(&cfg);
-    assert_eq!(p.select_victim(&ftl, 0, &mut rng), Some(1));
+    assert_eq!(
+        p.select_victim(&ftl, PlaneId(0), &mut rng),
+        Some(BlockId(1))
+    );
     // λ > 0: the 2-valid block was closed a moment ago (its pages are still
     // being invalidated fast), the 4-valid one long ago: the hot one waits.
     let (mut ftl, mut cfg) = ftl_with_valid_counts(&[6, 2, 4], &[0, 9_999_000_000, 0]);
     cfg.gc.policy = "prioritized".parse().unwrap();
     cfg.gc.on_demand.lambda = 50.0;
-    ftl.now = 10_000_000_000;
+    ftl.set_now(10_000_000_000);
     let mut p = make_policy(&cfg);
-    assert_eq!(p.select_victim(&ftl, 0, &mut rng), Some(2));
+    assert_eq!(
+        p.select_victim(&ftl, PlaneId(0), &mut rng),
+        Some(BlockId(2))
+    );
 }

@@ -4,6 +4,7 @@ use ssdlab_sim::experiment::closed_loop::ClosedLoop;
 use ssdlab_sim::kernel::{Ctx, Device, Simulation, WorkEvent, Workload};
 use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::device::{Dir, IoCommand, IoCompletion, SimSsd};
+use ssdlab_sim::ssd::ids::Lpn;
 use ssdlab_sim::ssd::precondition::{precondition, Precondition};
 
 fn full_device(preset: &str) -> SimSsd {
@@ -161,7 +162,7 @@ struct MixedLoad {
 impl MixedLoad {
     fn submit<D: Device>(&mut self, op: Dir, cx: &mut Ctx<'_, D>) {
         self.next_id += 1;
-        let lpa = (self.next_id.wrapping_mul(2_654_435_761) % self.span as u64) as u32;
+        let lpa = Lpn((self.next_id.wrapping_mul(2_654_435_761) % self.span as u64) as u32);
         self.submitted.insert(self.next_id, (op, cx.now()));
         let cmd = IoCommand {
             id: self.next_id,

@@ -14,6 +14,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::device::SimSsd;
+use ssdlab_sim::ssd::ids::Lpn;
 use ssdlab_sim::ssd::precondition::{precondition, FunctionalWriter, Pattern, Precondition};
 
 /// Spare factors the validation runs at (share of physical space).
@@ -67,7 +68,7 @@ fn point(sf: f64, seed: u64, warmup: f64, measured: f64) -> WafPoint {
     let n = (logical as f64 * measured) as u64;
     let mut w = FunctionalWriter::default();
     for _ in 0..n {
-        let lpa = rng.gen_range(0..logical);
+        let lpa = Lpn(rng.gen_range(0..logical));
         w.write(&mut ssd, lpa, &mut rng);
     }
     let c = &ssd.stats().ftl;

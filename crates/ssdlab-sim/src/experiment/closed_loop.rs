@@ -5,6 +5,7 @@
 use crate::engine::Ns;
 use crate::kernel::{Ctx, Device, Simulation, WorkEvent, Workload};
 use crate::ssd::device::{Dir, IoCommand, IoCompletion};
+use crate::ssd::ids::Lpn;
 use hdrhistogram::Histogram;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -78,7 +79,7 @@ impl LoadState<'_> {
         let cmd = IoCommand {
             id: tag as u64,
             op: self.spec.op,
-            lpa: self.rng.gen_range(0..self.spec.span),
+            lpa: Lpn(self.rng.gen_range(0..self.spec.span)),
             pages: 1,
             bytes: cx.device().info().page_size,
             sq: 0,

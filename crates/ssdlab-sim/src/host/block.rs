@@ -7,6 +7,7 @@ use crate::engine::{Ns, Timers};
 use crate::kernel::DeviceInfo;
 use crate::sched::{Dir, IoPrio, Request, Scheduler};
 use crate::ssd::device::{IoCommand, IoCompletion};
+use crate::ssd::ids::Lpn;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
@@ -337,7 +338,7 @@ impl BlockLayer {
         IoCommand {
             id: rid,
             op: rq.dir,
-            lpa: first as u32,
+            lpa: Lpn(first as u32),
             pages: (end - first).max(1) as u32,
             bytes: rq.bytes,
             sq: t.hq as u16,

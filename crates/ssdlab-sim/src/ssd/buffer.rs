@@ -6,6 +6,7 @@
 //! With capacity 0 the buffer is write-through: the same bookkeeping keeps one
 //! flush per logical page in flight, and writes complete at commit.
 
+use super::ids::{Lpn, SlotId};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
@@ -21,7 +22,7 @@ struct Entry {
     dirty_again: bool,
     trimmed: bool,
     /// Write-through only: command slots waiting for a version to commit.
-    waiters: Vec<(u32, u32)>,
+    waiters: Vec<(SlotId, u32)>,
 }
 
 /// What the commit of a flushed page did to its buffer entry.
@@ -30,16 +31,16 @@ pub struct Committed {
     /// The page was trimmed while it flushed: its flash copy is garbage.
     pub trimmed: bool,
     /// Write-through slots whose version is now on flash.
-    pub done_slots: Vec<u32>,
+    pub done_slots: Vec<SlotId>,
     /// Written again while it flushed: it must be flushed once more.
     pub flush_again: bool,
 }
 
 pub struct WriteBuffer {
-    entries: FxHashMap<u32, Entry>,
+    entries: FxHashMap<Lpn, Entry>,
     capacity: u32,
     /// Writes waiting for a free slot: (command slot, lpa).
-    waiting: VecDeque<(u32, u32)>,
+    waiting: VecDeque<(SlotId, Lpn)>,
 }
 
 impl WriteBuffer {
@@ -60,7 +61,7 @@ impl WriteBuffer {
     }
 
     /// Whether reads of `lpa` are served from DRAM.
-    pub fn holds(&self, lpa: u32) -> bool {
+    pub fn holds(&self, lpa: Lpn) -> bool {
         self.entries.get(&lpa).is_some_and(|e| !e.trimmed)
     }
 
@@ -74,7 +75,7 @@ impl WriteBuffer {
 
     /// A write of `lpa` by command `slot` must wait for room (the buffer is
     /// full and holds no copy of the page to overwrite): it is queued.
-    pub fn must_wait(&mut self, slot: u32, lpa: u32) -> bool {
+    pub fn must_wait(&mut self, slot: SlotId, lpa: Lpn) -> bool {
         if self.has_room() || self.entries.contains_key(&lpa) {
             return false;
         }
@@ -83,7 +84,7 @@ impl WriteBuffer {
     }
 
     /// The oldest waiting write, once there is room for it.
-    pub fn next_admitted(&mut self) -> Option<(u32, u32)> {
+    pub fn next_admitted(&mut self) -> Option<(SlotId, Lpn)> {
         if !self.has_room() {
             return None;
         }
@@ -92,7 +93,7 @@ impl WriteBuffer {
 
     /// Buffers `version` of `lpa` for command `slot`. True when the page is
     /// new to the buffer (it needs a flush queued).
-    pub fn insert(&mut self, slot: u32, lpa: u32, version: u32) -> bool {
+    pub fn insert(&mut self, slot: SlotId, lpa: Lpn, version: u32) -> bool {
         use std::collections::hash_map::Entry as Slot;
         let through = self.write_through();
         let (e, fresh) = match self.entries.entry(lpa) {
@@ -113,7 +114,7 @@ impl WriteBuffer {
 
     /// Starts the flush of `lpa`: the version to program, or None when the
     /// page no longer needs it (trimmed, or already flushing).
-    pub fn start_flush(&mut self, lpa: u32) -> Option<u32> {
+    pub fn start_flush(&mut self, lpa: Lpn) -> Option<u32> {
         let e = self.entries.get_mut(&lpa)?;
         if e.trimmed || e.flushing {
             return None;
@@ -126,7 +127,7 @@ impl WriteBuffer {
 
     /// The program of `version` of `lpa` committed: the entry is freed, or
     /// kept for one more flush when the page was written meanwhile.
-    pub fn commit(&mut self, lpa: u32, version: u32) -> Committed {
+    pub fn commit(&mut self, lpa: Lpn, version: u32) -> Committed {
         let Some(e) = self.entries.get_mut(&lpa) else {
             unreachable!("flushing page {lpa} has no buffer entry");
         };
@@ -150,7 +151,7 @@ impl WriteBuffer {
     /// Trims `lpa`: a copy not yet flushing is dropped; one being programmed
     /// is marked so that its commit maps nothing. Returns the write-through
     /// slots the trim supersedes.
-    pub fn trim(&mut self, lpa: u32) -> Vec<(u32, u32)> {
+    pub fn trim(&mut self, lpa: Lpn) -> Vec<(SlotId, u32)> {
         let Some(e) = self.entries.get_mut(&lpa) else {
             return Vec::new();
         };

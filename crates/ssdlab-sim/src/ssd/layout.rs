@@ -4,6 +4,7 @@
 //! `block = plane * blocks_per_plane + index`.
 
 use super::config::SsdConfig;
+use super::ids::{BlockId, DieId, Lpn, PlaneId, Ppn};
 
 #[derive(Debug, Clone)]
 pub struct Layout {
@@ -50,52 +51,101 @@ impl Layout {
     }
 
     #[inline]
-    pub fn block_of(&self, ppa: u32) -> u32 {
-        ppa / self.pages_per_block
+    pub fn block_of(&self, ppa: Ppn) -> BlockId {
+        BlockId(ppa.0 / self.pages_per_block)
+    }
+
+    /// Page `offset` of `block`.
+    #[inline]
+    pub fn page_of_block(&self, block: BlockId, offset: u32) -> Ppn {
+        Ppn(block.0 * self.pages_per_block + offset)
+    }
+
+    /// The index of `ppa` inside its block.
+    #[inline]
+    pub fn offset_in_block(&self, ppa: Ppn) -> u32 {
+        ppa.0 % self.pages_per_block
     }
 
     /// The flash page holding `ppa`, numbered across the device.
     #[inline]
-    pub fn flash_page_of(&self, ppa: u32) -> u32 {
-        ppa / self.units_per_flash_page
+    pub fn flash_page_of(&self, ppa: Ppn) -> u32 {
+        ppa.0 / self.units_per_flash_page
     }
 
     /// The index of `ppa`'s flash page inside its block.
     #[inline]
-    pub fn flash_page_in_block(&self, ppa: u32) -> u32 {
-        (ppa % self.pages_per_block) / self.units_per_flash_page
+    pub fn flash_page_in_block(&self, ppa: Ppn) -> u32 {
+        self.offset_in_block(ppa) / self.units_per_flash_page
     }
 
     #[inline]
-    pub fn plane_of_block(&self, block: u32) -> u32 {
-        block / self.blocks_per_plane
+    pub fn plane_of_block(&self, block: BlockId) -> PlaneId {
+        PlaneId(block.0 / self.blocks_per_plane)
+    }
+
+    /// The index of `block` inside its plane.
+    #[inline]
+    pub fn block_in_plane(&self, block: BlockId) -> u32 {
+        block.0 % self.blocks_per_plane
+    }
+
+    /// Block `index` of `plane`.
+    #[inline]
+    pub fn block_of_plane(&self, plane: PlaneId, index: u32) -> BlockId {
+        BlockId(plane.0 * self.blocks_per_plane + index)
     }
 
     #[inline]
-    pub fn plane_of(&self, ppa: u32) -> u32 {
+    pub fn plane_of(&self, ppa: Ppn) -> PlaneId {
         self.plane_of_block(self.block_of(ppa))
     }
 
     #[inline]
-    pub fn die_of_plane(&self, plane: u32) -> u32 {
-        plane / self.planes_per_die
+    pub fn die_of_plane(&self, plane: PlaneId) -> DieId {
+        DieId(plane.0 / self.planes_per_die)
+    }
+
+    /// Plane `index` of `die`.
+    #[inline]
+    pub fn plane_of_die(&self, die: DieId, index: u32) -> PlaneId {
+        PlaneId(die.0 * self.planes_per_die + index)
+    }
+
+    /// The planes of `die`.
+    pub fn planes_of_die(&self, die: DieId) -> impl Iterator<Item = PlaneId> {
+        let first = die.0 * self.planes_per_die;
+        (first..first + self.planes_per_die).map(PlaneId)
+    }
+
+    /// Every plane of the device.
+    pub fn all_planes(&self) -> impl Iterator<Item = PlaneId> {
+        (0..self.planes).map(PlaneId)
+    }
+
+    /// Every die of the device.
+    pub fn all_dies(&self) -> impl Iterator<Item = DieId> {
+        (0..self.dies).map(DieId)
     }
 
     #[inline]
-    pub fn channel_of_die(&self, die: u32) -> u32 {
-        die / (self.chips_per_channel * self.dies_per_chip)
+    pub fn channel_of_die(&self, die: DieId) -> u32 {
+        die.0 / (self.chips_per_channel * self.dies_per_chip)
     }
 
     /// Channel-first static striping (MQSim's CWDP order): consecutive logical
     /// pages go to consecutive channels, then chips, dies and planes.
-    pub fn static_plane(&self, lpa: u32) -> u32 {
+    pub fn static_plane(&self, lpa: Lpn) -> PlaneId {
+        let lpa = lpa.0;
         let c = lpa % self.channels;
         let rest = lpa / self.channels;
         let w = rest % self.chips_per_channel;
         let rest = rest / self.chips_per_channel;
         let d = rest % self.dies_per_chip;
         let p = (rest / self.dies_per_chip) % self.planes_per_die;
-        ((c * self.chips_per_channel + w) * self.dies_per_chip + d) * self.planes_per_die + p
+        PlaneId(
+            ((c * self.chips_per_channel + w) * self.dies_per_chip + d) * self.planes_per_die + p,
+        )
     }
 
     pub fn capacity_bytes(&self) -> u64 {

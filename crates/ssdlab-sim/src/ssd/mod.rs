@@ -7,5 +7,6 @@ pub mod device;
 pub mod die_sched;
 pub mod ftl;
 pub mod gc;
+pub mod ids;
 pub mod layout;
 pub use device::precondition;

@@ -2,6 +2,7 @@
 //! busy plane.
 
 use super::{AllocationEntry, AllocationPolicy};
+use crate::ssd::ids::{Lpn, PlaneId};
 
 pub const ENTRY: AllocationEntry = AllocationEntry {
     name: "dynamic",
@@ -16,7 +17,7 @@ impl AllocationPolicy for Dynamic {
         "dynamic"
     }
 
-    fn home_plane(&self, _lpa: u32) -> Option<u32> {
+    fn home_plane(&self, _lpa: Lpn) -> Option<PlaneId> {
         None
     }
 }

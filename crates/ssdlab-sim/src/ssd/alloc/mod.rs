@@ -9,11 +9,12 @@ mod static_stripe;
 
 use super::config::choice::{Choice, Entry, Registry};
 use super::layout::Layout;
+use crate::ssd::ids::{Lpn, PlaneId};
 
 pub trait AllocationPolicy: Send {
     fn name(&self) -> &'static str;
     /// The plane `lpa` must be written to, or None when any plane will do.
-    fn home_plane(&self, lpa: u32) -> Option<u32>;
+    fn home_plane(&self, lpa: Lpn) -> Option<PlaneId>;
 }
 
 /// An allocation policy's registry entry.

@@ -2,6 +2,7 @@
 //! die and plane (MQSim's CWDP static allocation).
 
 use super::{AllocationEntry, AllocationPolicy};
+use crate::ssd::ids::{Lpn, PlaneId};
 use crate::ssd::layout::Layout;
 
 pub const ENTRY: AllocationEntry = AllocationEntry {
@@ -23,7 +24,7 @@ impl AllocationPolicy for StaticStripe {
         "static"
     }
 
-    fn home_plane(&self, lpa: u32) -> Option<u32> {
+    fn home_plane(&self, lpa: Lpn) -> Option<PlaneId> {
         Some(self.layout.static_plane(lpa))
     }
 }

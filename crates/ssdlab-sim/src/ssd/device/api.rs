@@ -2,12 +2,13 @@
 //! preconditioning helpers, and the `Device` trait impl.
 
 use super::{
-    CommandError, DevEvent, DeviceCounters, DeviceStats, DieOp, IoCommand, IoCompletion, SimSsd,
-    META,
+    CommandError, DevEvent, DeviceCounters, DeviceStats, DieOp, IoCommand, IoCompletion, PageData,
+    SimSsd,
 };
 use crate::engine::{Ns, Timers};
 use crate::kernel::{Device, DeviceInfo};
 use crate::ssd::config::SsdConfig;
+use crate::ssd::ids::{Lpn, PlaneId};
 use crate::ssd::layout::Layout;
 use rand_chacha::ChaCha8Rng;
 
@@ -41,7 +42,7 @@ impl SimSsd {
     pub fn stats(&self) -> DeviceStats {
         DeviceStats {
             device: self.counters.clone(),
-            ftl: self.ftl.counters.clone(),
+            ftl: self.ftl.counters().clone(),
         }
     }
 
@@ -51,13 +52,13 @@ impl SimSsd {
     }
 
     /// Free blocks of a plane (for tests and reports).
-    pub fn free_blocks(&self, plane: u32) -> u32 {
+    pub fn free_blocks(&self, plane: PlaneId) -> u32 {
         self.ftl.free_blocks(plane)
     }
 
     /// Whether the invariant and data-integrity checker is on.
     pub fn is_checked(&self) -> bool {
-        self.ftl.integrity.is_some()
+        self.ftl.is_checked()
     }
 
     /// Commands fetched and not yet completed.
@@ -70,7 +71,10 @@ impl SimSsd {
         self.outstanding == 0
             && self.sqs.iter().all(|q| q.is_empty())
             && self.buffer.is_empty()
-            && !self.shared_flushes.iter().any(|&(lpa, _)| lpa == META)
+            && !self
+                .shared_flushes
+                .iter()
+                .any(|&(data, _)| data == PageData::MapTable)
             && self.dies.iter().all(|d| matches!(d.op, DieOp::Idle))
     }
 
@@ -83,13 +87,13 @@ impl SimSsd {
     }
 
     /// The plane a page must go to under the allocation policy, if any.
-    pub fn home_plane(&self, lpa: u32) -> Option<u32> {
+    pub fn home_plane(&self, lpa: Lpn) -> Option<PlaneId> {
         self.allocation.home_plane(lpa)
     }
 
     /// Untimed GC of one victim of `plane` (preconditioning). False when the
     /// plane has no collectable block.
-    pub fn collect_now(&mut self, plane: u32, rng: &mut ChaCha8Rng) -> bool {
+    pub fn collect_now(&mut self, plane: PlaneId, rng: &mut ChaCha8Rng) -> bool {
         let Some(victim) = self.gc.select_victim(&self.ftl, plane, rng) else {
             return false;
         };

@@ -3,9 +3,10 @@
 //! device's event handler.
 
 use super::{
-    CommandError, DevEvent, DieOp, Dir, IoCommand, IoCompletion, ReadTx, SimSsd, Slot, NONE,
+    CommandError, DevEvent, DieOp, Dir, IoCommand, IoCompletion, ReadFor, ReadTx, SimSsd, Slot,
 };
 use crate::engine::{Ns, Timers};
+use crate::ssd::ids::{DieId, Lpn, SlotId};
 
 impl SimSsd {
     /// The host rings a submission-queue doorbell. A command outside the
@@ -16,7 +17,7 @@ impl SimSsd {
         now: Ns,
         q: &mut impl Timers<DevEvent>,
     ) -> Result<(), CommandError> {
-        let end = cmd.lpa as u64 + cmd.pages as u64;
+        let end = cmd.lpa.0 as u64 + cmd.pages as u64;
         if cmd.pages == 0 || end > self.layout.logical_pages as u64 {
             return Err(CommandError {
                 id: cmd.id,
@@ -52,7 +53,7 @@ impl SimSsd {
             self.ctrl_busy = self.ctrl_busy.max(now) + self.cfg.controller.command_ns;
             let mut ready = self.ctrl_busy;
             if cmd.op == Dir::Write {
-                let per_page = self.slots[slot as usize].link_ns_per_page as u64;
+                let per_page = self.slots[slot.index()].link_ns_per_page as u64;
                 self.link_in_busy = self.link_in_busy.max(ready) + per_page * cmd.pages as u64;
                 ready = self.link_in_busy;
             }
@@ -60,7 +61,7 @@ impl SimSsd {
         }
     }
 
-    fn alloc_slot(&mut self, cmd: IoCommand) -> u32 {
+    fn alloc_slot(&mut self, cmd: IoCommand) -> SlotId {
         // Whole pages cost exactly `page_link_ns` each: ceil(ceil(n·x)/n)
         // equals ceil(x).
         let page_bytes = self.layout.page_size as u64 * cmd.pages as u64;
@@ -77,19 +78,19 @@ impl SimSsd {
         };
         match self.free_slots.pop() {
             Some(i) => {
-                self.slots[i as usize] = slot;
+                self.slots[i.index()] = slot;
                 i
             }
             None => {
                 self.slots.push(slot);
-                self.slots.len() as u32 - 1
+                SlotId(self.slots.len() as u32 - 1)
             }
         }
     }
 
     /// One page of a command is done at `at` (≥ now).
-    pub(super) fn page_done(&mut self, slot: u32, at: Ns, q: &mut impl Timers<DevEvent>) {
-        let s = &mut self.slots[slot as usize];
+    pub(super) fn page_done(&mut self, slot: SlotId, at: Ns, q: &mut impl Timers<DevEvent>) {
+        let s = &mut self.slots[slot.index()];
         s.latest = s.latest.max(at);
         s.remaining -= 1;
         if s.remaining == 0 {
@@ -101,8 +102,8 @@ impl SimSsd {
     }
 
     /// A read page leaves over the host link at `at`.
-    pub(super) fn read_page_out(&mut self, slot: u32, at: Ns, q: &mut impl Timers<DevEvent>) {
-        let per_page = self.slots[slot as usize].link_ns_per_page as u64;
+    pub(super) fn read_page_out(&mut self, slot: SlotId, at: Ns, q: &mut impl Timers<DevEvent>) {
+        let per_page = self.slots[slot.index()].link_ns_per_page as u64;
         self.link_out_busy = self.link_out_busy.max(at) + per_page;
         let done = self.link_out_busy;
         self.page_done(slot, done, q);
@@ -112,18 +113,18 @@ impl SimSsd {
 
     pub(super) fn handle_event(&mut self, ev: DevEvent, now: Ns, q: &mut impl Timers<DevEvent>) {
         self.clock = now;
-        self.ftl.now = now;
+        self.ftl.set_now(now);
         match ev {
             DevEvent::CmdReady(slot) => self.on_cmd_ready(slot, now, q),
             DevEvent::ReadArrayDone(die) => self.on_read_array_done(die, now, q),
             DevEvent::DieDone { die, gen } => {
-                if self.dies[die as usize].gen == gen {
+                if self.dies[die.index()].gen == gen {
                     self.on_die_done(die, now, q);
                 }
             }
             DevEvent::GatherDue => self.on_gather_due(now, q),
             DevEvent::CmdComplete(slot) => {
-                let s = &self.slots[slot as usize];
+                let s = &self.slots[slot.index()];
                 self.completions.push(IoCompletion {
                     id: s.id,
                     time: now,
@@ -135,13 +136,13 @@ impl SimSsd {
         }
     }
 
-    fn on_cmd_ready(&mut self, slot: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+    fn on_cmd_ready(&mut self, slot: SlotId, now: Ns, q: &mut impl Timers<DevEvent>) {
         let (op, lpa0, pages) = {
-            let s = &self.slots[slot as usize];
+            let s = &self.slots[slot.index()];
             (s.op, s.lpa, s.pages)
         };
         let dram = now + self.cfg.controller.dram_ns;
-        for lpa in lpa0..lpa0 + pages {
+        for lpa in (0..pages).map(|i| lpa0 + i) {
             match op {
                 Dir::Read => {
                     self.counters.read_pages += 1;
@@ -166,7 +167,7 @@ impl SimSsd {
 
     /// A host read of one page: from the write buffer, the read-ahead buffer
     /// or flash.
-    fn read_page(&mut self, slot: u32, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+    fn read_page(&mut self, slot: SlotId, lpa: Lpn, now: Ns, q: &mut impl Timers<DevEvent>) {
         let dram = now + self.cfg.controller.dram_ns;
         if self.buffer.holds(lpa) {
             self.counters.buffer_read_hits += 1;
@@ -176,21 +177,22 @@ impl SimSsd {
         if self.read_ahead.is_some() && self.read_ahead_lookup(slot, lpa, now, q) {
             return;
         }
-        let ppa = self.ftl.lookup(lpa);
-        if ppa == NONE {
+        let Some(ppa) = self.ftl.lookup(lpa) else {
             // Never written or trimmed: the controller returns zeroes.
             self.counters.unmapped_reads += 1;
             self.read_page_out(slot, dram, q);
             return;
-        }
+        };
         let die = self.layout.die_of_plane(self.layout.plane_of(ppa));
-        self.dies[die as usize]
-            .reads
-            .push_back(ReadTx { slot, lpa, ppa });
+        self.dies[die.index()].reads.push_back(ReadTx {
+            read_for: ReadFor::Host(slot),
+            lpa,
+            ppa,
+        });
         self.wake_for_read(die, now, q);
     }
 
-    fn write_page(&mut self, slot: u32, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+    fn write_page(&mut self, slot: SlotId, lpa: Lpn, now: Ns, q: &mut impl Timers<DevEvent>) {
         if let Some(ra) = self.read_ahead.as_mut() {
             ra.invalidate(lpa);
         }
@@ -204,7 +206,7 @@ impl SimSsd {
     /// Unmaps a page. A buffered copy not yet flushing is dropped (its
     /// write-through waiters complete: the trim supersedes their data); one
     /// being programmed is marked so that its commit maps nothing.
-    fn trim_page(&mut self, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+    fn trim_page(&mut self, lpa: Lpn, now: Ns, q: &mut impl Timers<DevEvent>) {
         if let Some(ra) = self.read_ahead.as_mut() {
             ra.invalidate(lpa);
         }
@@ -216,11 +218,11 @@ impl SimSsd {
         self.admit_waiting(now, q);
     }
 
-    pub(super) fn idle_dies_channel_first(&self) -> Vec<u32> {
+    pub(super) fn idle_dies_channel_first(&self) -> Vec<DieId> {
         let per_channel = self.layout.chips_per_channel * self.layout.dies_per_chip;
         (0..self.layout.dies)
-            .map(|i| (i % self.layout.channels) * per_channel + i / self.layout.channels)
-            .filter(|&d| matches!(self.dies[d as usize].op, DieOp::Idle))
+            .map(|i| DieId((i % self.layout.channels) * per_channel + i / self.layout.channels))
+            .filter(|&d| matches!(self.dies[d.index()].op, DieOp::Idle))
             .collect()
     }
 }

@@ -5,6 +5,7 @@ use super::{DevEvent, DieOp, JobKind, SimSsd};
 use crate::engine::{Ns, Timers};
 use crate::ssd::config::SlcCache;
 use crate::ssd::die_sched::{DieView, DieWork};
+use crate::ssd::ids::{BlockId, DieId, PlaneId};
 use rand::Rng;
 
 /// What trying one kind of work on a die did.
@@ -19,7 +20,7 @@ enum Tried {
 impl SimSsd {
     /// Starts the die's next operation if it is idle: a suspended program
     /// first admits one read, then the die scheduler orders the rest.
-    pub(super) fn try_start(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+    pub(super) fn try_start(&mut self, die: DieId, now: Ns, q: &mut impl Timers<DevEvent>) {
         // A read pass may start nothing yet change the queue (reads served
         // from the buffer, or moved to the die now holding their page): then
         // the die looks again. A loop, not a recursion: a long queue of such
@@ -29,25 +30,25 @@ impl SimSsd {
 
     /// One look at an idle die; true when a read pass started nothing and
     /// the die must look again.
-    fn try_start_once(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) -> bool {
-        if !matches!(self.dies[die as usize].op, DieOp::Idle) {
+    fn try_start_once(&mut self, die: DieId, now: Ns, q: &mut impl Timers<DevEvent>) -> bool {
+        if !matches!(self.dies[die.index()].op, DieOp::Idle) {
             return false;
         }
         // A suspended program admits one read operation, then resumes (a
         // later read may suspend it again).
-        if self.dies[die as usize].suspended.is_some() {
-            if self.dies[die as usize].suspend_read_done
-                || self.dies[die as usize].reads.is_empty()
+        if self.dies[die.index()].suspended.is_some() {
+            if self.dies[die.index()].suspend_read_done
+                || self.dies[die.index()].reads.is_empty()
                 || (self.read_ahead.is_some() && !self.has_host_read(die))
             {
-                let (items, rem) = self.dies[die as usize].suspended.take().expect("checked");
+                let (items, rem) = self.dies[die.index()].suspended.take().expect("checked");
                 self.resume_program(die, items, rem, now, q);
                 return false;
             }
-            self.dies[die as usize].suspend_read_done = true;
+            self.dies[die.index()].suspend_read_done = true;
             return !self.start_read(die, now, q);
         }
-        let d = &self.dies[die as usize];
+        let d = &self.dies[die.index()];
         let reads_queued = !d.reads.is_empty();
         // The controller's own prefetches are not host reads.
         let host_read_queued =
@@ -73,7 +74,7 @@ impl SimSsd {
     /// Starts `work` on the die if there is any.
     fn try_work(
         &mut self,
-        die: u32,
+        die: DieId,
         work: DieWork,
         view: &DieView,
         now: Ns,
@@ -97,7 +98,7 @@ impl SimSsd {
             }
             DieWork::PacedHostProgram => {
                 return started(
-                    std::mem::take(&mut self.dies[die as usize].host_turn)
+                    std::mem::take(&mut self.dies[die.index()].host_turn)
                         && self.start_program(die, now, q),
                 );
             }
@@ -110,28 +111,27 @@ impl SimSsd {
         Tried::Started
     }
 
-    pub(super) fn planes_of(&self, die: u32) -> std::ops::Range<u32> {
-        let p = self.layout.planes_per_die;
-        die * p..die * p + p
+    pub(super) fn planes_of(&self, die: DieId) -> impl Iterator<Item = PlaneId> {
+        self.layout.planes_of_die(die)
     }
 
     /// Gives the die its next operation, ending at `at` (a new generation,
     /// so the event of an operation it replaces is ignored).
     pub(super) fn set_die_op(
         &mut self,
-        die: u32,
+        die: DieId,
         op: DieOp,
         at: Ns,
         q: &mut impl Timers<DevEvent>,
     ) {
-        let d = &mut self.dies[die as usize];
+        let d = &mut self.dies[die.index()];
         d.gen = d.gen.wrapping_add(1);
         d.op = op;
         q.schedule(at, DevEvent::DieDone { die, gen: d.gen });
     }
 
     /// The SLC-mode times when `block` runs in SLC mode.
-    pub(super) fn slc_mode(&self, block: u32) -> Option<&SlcCache> {
+    pub(super) fn slc_mode(&self, block: BlockId) -> Option<&SlcCache> {
         self.cfg
             .slc_cache
             .as_ref()
@@ -148,23 +148,23 @@ impl SimSsd {
         (nominal as f64 * f).round() as Ns
     }
 
-    pub(super) fn on_die_done(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
-        let op = std::mem::replace(&mut self.dies[die as usize].op, DieOp::Idle);
+    pub(super) fn on_die_done(&mut self, die: DieId, now: Ns, q: &mut impl Timers<DevEvent>) {
+        let op = std::mem::replace(&mut self.dies[die.index()].op, DieOp::Idle);
         match op {
             DieOp::Program { items, .. } => {
-                for (lpa, ppa, version) in items {
-                    self.commit_flush(lpa, ppa, version, now, q);
+                for (data, ppa, version) in items {
+                    self.commit_flush(data, ppa, version, now, q);
                 }
             }
             DieOp::Job(mut job) => match job.quota.take() {
                 Some(pages) => {
                     job.pages_left -= pages;
-                    self.dies[die as usize].paused_gc = Some(job);
+                    self.dies[die.index()].paused_gc = Some(job);
                 }
                 None => self.ftl.erase(job.victim),
             },
             DieOp::Pausing(job) => {
-                let d = &mut self.dies[die as usize];
+                let d = &mut self.dies[die.index()];
                 match job.kind {
                     JobKind::Gc => d.paused_gc = Some(job),
                     JobKind::Fold => d.paused_fold = Some(job),

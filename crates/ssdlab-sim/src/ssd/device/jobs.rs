@@ -8,7 +8,7 @@ impl SimSsd {
     /// it pauses once it has copied a quota more (paced GC only).
     pub(super) fn pace_running_job(
         &mut self,
-        die: u32,
+        die: DieId,
         mut job: Job,
         now: Ns,
         q: &mut impl Timers<DevEvent>,
@@ -22,7 +22,7 @@ impl SimSsd {
             return;
         }
         job.quota = Some(pause_after);
-        self.dies[die as usize].host_turn = true;
+        self.dies[die.index()].host_turn = true;
         let at = job.started + pause_after as u64 * job.step_ns;
         self.set_die_op(die, DieOp::Job(job), at, q);
     }
@@ -30,9 +30,9 @@ impl SimSsd {
     /// The GC job due on this die: with `critical`, only for a plane at its
     /// host reserve; else for any plane below the soft threshold. A paused
     /// job resumes before a new one starts.
-    pub(super) fn next_gc(&mut self, die: u32, critical: bool) -> Option<Job> {
-        let reserve = self.ftl.host_reserve_blocks;
-        if let Some(job) = self.dies[die as usize].paused_gc {
+    pub(super) fn next_gc(&mut self, die: DieId, critical: bool) -> Option<Job> {
+        let reserve = self.ftl.host_reserve_blocks();
+        if let Some(job) = self.dies[die.index()].paused_gc {
             // Any plane of the die at its reserve makes the paused job run to
             // its end, so that the critical job can follow it.
             let is_critical = self
@@ -41,7 +41,7 @@ impl SimSsd {
             if critical && !is_critical {
                 return None;
             }
-            self.dies[die as usize].paused_gc = None;
+            self.dies[die.index()].paused_gc = None;
             return Some(Job {
                 critical: is_critical,
                 ..job
@@ -49,7 +49,7 @@ impl SimSsd {
         }
         let enabled = self.ftl.used_share() >= self.cfg.gc.enable_at_full;
         let global = !critical && self.cfg.gc.on_demand.global_order;
-        let mut best: Option<(f64, u32)> = None;
+        let mut best: Option<(f64, BlockId)> = None;
         for plane in self.planes_of(die) {
             let due = if critical {
                 self.ftl.free_blocks(plane) <= reserve
@@ -76,7 +76,7 @@ impl SimSsd {
         best.map(|(_, victim)| self.new_job(JobKind::Gc, victim, false))
     }
 
-    pub(super) fn background_gc_due(&mut self, plane: u32) -> bool {
+    pub(super) fn background_gc_due(&mut self, plane: PlaneId) -> bool {
         let ctx = TriggerCtx {
             ftl: &self.ftl,
             plane,
@@ -87,8 +87,8 @@ impl SimSsd {
     }
 
     /// Background folding of the SLC cache, when the die has nothing else.
-    pub(super) fn next_fold(&mut self, die: u32) -> Option<Job> {
-        if let Some(job) = self.dies[die as usize].paused_fold.take() {
+    pub(super) fn next_fold(&mut self, die: DieId) -> Option<Job> {
+        if let Some(job) = self.dies[die.index()].paused_fold.take() {
             return Some(job);
         }
         for plane in self.planes_of(die) {
@@ -98,7 +98,8 @@ impl SimSsd {
             // A fold needs at most one destination block; background GC
             // restores the soft threshold afterwards.
             let valid = self.ftl.valid(victim) as u32;
-            let room = valid == 0 || self.ftl.free_blocks(plane) > self.ftl.host_reserve_blocks + 1;
+            let room =
+                valid == 0 || self.ftl.free_blocks(plane) > self.ftl.host_reserve_blocks() + 1;
             if room && self.ftl.can_relocate(plane, valid) {
                 return Some(self.new_job(JobKind::Fold, victim, false));
             }
@@ -108,7 +109,7 @@ impl SimSsd {
 
     /// Relocates the victim's valid pages in the maps now and returns the job
     /// that occupies the die for the copies and the erase.
-    pub(super) fn new_job(&mut self, kind: JobKind, victim: u32, critical: bool) -> Job {
+    pub(super) fn new_job(&mut self, kind: JobKind, victim: BlockId, critical: bool) -> Job {
         let t = &self.cfg.timing;
         let (src_read, erase) = match self.slc_mode(victim) {
             Some(s) => (s.read_ns, s.erase_ns),
@@ -127,14 +128,14 @@ impl SimSsd {
             + bus
             + t.program_ns / (units * t.one_shot_pages as u64))
             .max(1);
-        let opened_before = self.ftl.opened_blocks;
+        let opened_before = self.ftl.opened_blocks();
         let capacity = self.ftl.block_capacity(victim) as f64;
         let pages_left = self.ftl.relocate(victim);
         let invalid = (capacity - pages_left as f64).max(1.0);
         // Erasing as blocks open: the job erases the destination blocks it
         // opens instead of its victim.
         let erase_left = if self.cfg.ftl.erase_when_opened {
-            (self.ftl.opened_blocks - opened_before) * t.erase_ns
+            (self.ftl.opened_blocks() - opened_before) * t.erase_ns
         } else {
             erase
         };
@@ -153,7 +154,7 @@ impl SimSsd {
 
     pub(super) fn start_job(
         &mut self,
-        die: u32,
+        die: DieId,
         mut job: Job,
         now: Ns,
         q: &mut impl Timers<DevEvent>,
@@ -166,7 +167,7 @@ impl SimSsd {
         let at = job
             .quota
             .map_or(end, |pages| now + pages as u64 * job.step_ns);
-        self.dies[die as usize].host_turn = job.quota.is_some();
+        self.dies[die.index()].host_turn = job.quota.is_some();
         self.set_die_op(die, DieOp::Job(job), at, q);
     }
 
@@ -174,20 +175,20 @@ impl SimSsd {
     /// waiting host program go: enough for that program's pages to be
     /// covered. None when the job runs to its end (not paced, critical,
     /// nothing waiting, or fewer pages left than the quota).
-    pub(super) fn pacing_quota(&self, die: u32, job: &Job, now: Ns) -> Option<u32> {
+    pub(super) fn pacing_quota(&self, die: DieId, job: &Job, now: Ns) -> Option<u32> {
         if !self.cfg.gc.pacing || job.critical || job.kind != JobKind::Gc {
             return None;
         }
         if !self.program_ready(die, now) {
             return None;
         }
-        let planes = self.planes_of(die);
         let programmed = if self.cfg.timing.multi_plane {
-            planes.len()
+            self.layout.planes_per_die
         } else {
             1
         };
-        let host_pages = self.program_pages(planes.start) as f64 * programmed as f64;
+        let first_plane = self.layout.plane_of_die(die, 0);
+        let host_pages = self.program_pages(first_plane) as f64 * programmed as f64;
         let quota = ((host_pages * job.copies_per_host_page).ceil() as u32).max(1);
         (quota < job.pages_left).then_some(quota)
     }
@@ -196,7 +197,7 @@ impl SimSsd {
     /// progress ends (or, with suspend, briefly during the erase).
     pub(super) fn preempt_job(
         &mut self,
-        die: u32,
+        die: DieId,
         mut job: Job,
         now: Ns,
         q: &mut impl Timers<DevEvent>,

@@ -19,9 +19,10 @@ use super::alloc::{make_policy as make_allocation, AllocationPolicy};
 use super::buffer::WriteBuffer;
 use super::config::{GcExecution, SsdConfig};
 use super::die_sched::{self, DieScheduler};
-use super::ftl::{Ftl, FtlCounters, Stream, NONE};
+use super::ftl::{Ftl, FtlCounters, Stream};
 use super::gc::trigger::{make_trigger, GcTrigger, TriggerCtx};
 use super::gc::{make_policy, GcPolicy};
+use super::ids::{BlockId, DieId, Lpn, PlaneId, Ppn, SlotId};
 use super::layout::Layout;
 use crate::engine::{Ns, Timers};
 use rand::SeedableRng;
@@ -45,7 +46,7 @@ pub use ssdlab_metrics::Dir;
 pub struct IoCommand {
     pub id: u64,
     pub op: Dir,
-    pub lpa: u32,
+    pub lpa: Lpn,
     pub pages: u32,
     /// Bytes that cross the host link (at most `pages` pages: a 4 KiB read
     /// of a 64 KiB page moves 4 KiB over PCIe, not the page).
@@ -59,7 +60,7 @@ pub struct IoCommand {
 #[error("command {id}: pages [{lpa}, {lpa} + {pages}) empty or outside the {logical_pages} logical pages")]
 pub struct CommandError {
     pub id: u64,
-    pub lpa: u32,
+    pub lpa: Lpn,
     pub pages: u32,
     pub logical_pages: u32,
 }
@@ -74,13 +75,13 @@ pub struct IoCompletion {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DevEvent {
     /// A fetched command has been decoded (and its write data moved).
-    CmdReady(u32),
+    CmdReady(SlotId),
     /// A die's array read finished; its data can cross the channel.
-    ReadArrayDone(u32),
+    ReadArrayDone(DieId),
     /// A die finished its current operation (`gen` guards preempted ones).
-    DieDone { die: u32, gen: u32 },
+    DieDone { die: DieId, gen: u32 },
     /// A command's completion is posted to the host.
-    CmdComplete(u32),
+    CmdComplete(SlotId),
     /// Buffered pages have waited `buffer.gather_ns`: partial programs may go.
     GatherDue,
 }
@@ -117,12 +118,31 @@ pub struct DeviceCounters {
     pub read_ahead_hits: u64,
 }
 
+/// Whom an array read is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReadFor {
+    /// A host command's page.
+    Host(SlotId),
+    /// The controller's own read-ahead (its data goes to the read-ahead
+    /// buffer).
+    Prefetch,
+    /// A prefetch a host read waits for: scheduled like a host read.
+    Promoted,
+}
+
+impl ReadFor {
+    /// Whether the read is a prefetch (promoted or not).
+    fn is_prefetch(self) -> bool {
+        !matches!(self, ReadFor::Host(_))
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct ReadTx {
-    slot: u32,
-    lpa: u32,
+    read_for: ReadFor,
+    lpa: Lpn,
     /// Where the page was when the read was queued (re-checked when taken).
-    ppa: u32,
+    ppa: Ppn,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,7 +157,7 @@ enum JobKind {
 struct Job {
     kind: JobKind,
     critical: bool,
-    victim: u32,
+    victim: BlockId,
     pages_left: u32,
     step_ns: Ns,
     erase_left: Ns,
@@ -149,19 +169,22 @@ struct Job {
     quota: Option<u32>,
 }
 
-/// One page program in flight: (lpa, ppa, version); lpa `META` is a
-/// mapping-table page.
-type ProgramItem = (u32, u32, u32);
+/// What a flush writes: a host page, or a page of the mapping table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PageData {
+    Host(Lpn),
+    MapTable,
+}
 
-/// The flush-queue entry of a mapping-table page.
-const META: u32 = u32::MAX - 1;
+/// One page program in flight: what it writes, where, and the version.
+type ProgramItem = (PageData, Ppn, u32);
 
 /// A page waiting to be flushed and when it was queued.
-type Flush = (u32, Ns);
+type Flush = (PageData, Ns);
 
 /// The reads of one array operation and the (plane, flash page) pairs it
 /// senses.
-type ReadScratch = (Vec<ReadTx>, Vec<(u32, u32)>);
+type ReadScratch = (Vec<ReadTx>, Vec<(PlaneId, u32)>);
 
 #[derive(Debug, Clone)]
 enum DieOp {
@@ -170,7 +193,7 @@ enum DieOp {
     /// page) for each plane whose array is read.
     Read {
         txs: Vec<ReadTx>,
-        sensed: Vec<(u32, u32)>,
+        sensed: Vec<(PlaneId, u32)>,
     },
     /// Read data leaving the chip over the channel.
     ReadOut,
@@ -205,7 +228,7 @@ struct Die {
 struct Slot {
     id: u64,
     op: Dir,
-    lpa: u32,
+    lpa: Lpn,
     pages: u32,
     remaining: u32,
     /// Host-link time of each of its pages (its bytes spread evenly).
@@ -233,9 +256,9 @@ pub struct SimSsd {
     gather_armed: bool,
     /// Emptied buffers of finished array reads, for the next ones.
     read_scratch: Vec<ReadScratch>,
-    /// The flash page in each plane's page register (NONE after a program or
-    /// erase).
-    plane_register: Vec<u32>,
+    /// The flash page in each plane's page register (None after a program
+    /// or erase).
+    plane_register: Vec<Option<u32>>,
     /// Dirty mapping-table pages in DRAM, and their order of first dirtying.
     map_dirty: rustc_hash::FxHashSet<u32>,
     map_dirty_order: VecDeque<u32>,
@@ -243,7 +266,7 @@ pub struct SimSsd {
     rr: usize,
     outstanding: u32,
     slots: Vec<Slot>,
-    free_slots: Vec<u32>,
+    free_slots: Vec<SlotId>,
     ctrl_busy: Ns,
     /// The controller's read path (decode) is busy until then.
     decode_busy: Ns,
@@ -279,7 +302,8 @@ impl SimSsd {
         let bytes_per_us = t.channel_mts * t.channel_width_bits / 8;
         let page_xfer_ns = (layout.page_size as u64 * 1000).div_ceil(bytes_per_us);
         let page_link_ns = (layout.page_size as u64 * 1000).div_ceil(cfg.controller.link_mbs);
-        let dies = (0..layout.dies)
+        let dies = layout
+            .all_dies()
             .map(|d| Die {
                 channel: layout.channel_of_die(d),
                 op: DieOp::Idle,
@@ -306,7 +330,7 @@ impl SimSsd {
             shared_flushes: VecDeque::new(),
             gather_armed: false,
             read_scratch: Vec::new(),
-            plane_register: vec![NONE; layout.planes as usize],
+            plane_register: vec![None; layout.planes as usize],
             map_dirty: Default::default(),
             map_dirty_order: VecDeque::new(),
             sqs: vec![VecDeque::new(); cfg.controller.submission_queues as usize],

@@ -11,6 +11,7 @@
 use super::SimSsd;
 use crate::error::InputError;
 use crate::ssd::ftl::Stream;
+use crate::ssd::ids::{Lpn, PlaneId, Ppn};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -183,10 +184,10 @@ pub fn precondition(
     p.validate()?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_0fa9);
     let occupied = (ssd.layout.logical_pages as f64 * p.occupancy).round() as u32;
-    let before = ssd.ftl.counters.clone();
+    let before = ssd.ftl.counters().clone();
     let mut w = FunctionalWriter::default();
     for _ in 0..p.fill_passes {
-        for lpa in 0..occupied {
+        for lpa in (0..occupied).map(Lpn) {
             w.write(ssd, lpa, &mut rng);
         }
     }
@@ -199,26 +200,28 @@ pub fn precondition(
         let n = (occupied as f64 * p.overwrites).round() as u64;
         for _ in 0..n {
             let lpa = pick(&p.pattern, occupied, &mut rng);
-            w.write(ssd, lpa, &mut rng);
+            w.write(ssd, Lpn(lpa), &mut rng);
         }
         report.overwritten_pages = n;
         if p.steady_state {
             let soft = ssd.soft_gc_blocks();
             let limit = occupied as u64;
-            let planes = ssd.layout.planes;
             while report.steady_state_pages < limit
-                && (0..planes).any(|pl| ssd.ftl.free_blocks(pl) > soft)
+                && ssd
+                    .layout
+                    .all_planes()
+                    .any(|pl| ssd.ftl.free_blocks(pl) > soft)
             {
                 let lpa = pick(&p.pattern, occupied, &mut rng);
-                w.write(ssd, lpa, &mut rng);
+                w.write(ssd, Lpn(lpa), &mut rng);
                 report.steady_state_pages += 1;
             }
         }
     }
-    report.gc_pages_moved = ssd.ftl.counters.gc_pages_moved - before.gc_pages_moved;
-    report.erases = ssd.ftl.counters.erases - before.erases;
+    report.gc_pages_moved = ssd.ftl.counters().gc_pages_moved - before.gc_pages_moved;
+    report.erases = ssd.ftl.counters().erases - before.erases;
     // Preconditioning is not part of the measured run.
-    ssd.ftl.counters = Default::default();
+    ssd.ftl.reset_counters();
     Ok(report)
 }
 
@@ -243,13 +246,14 @@ fn pick(pattern: &Pattern, occupied: u32, rng: &mut ChaCha8Rng) -> u32 {
 /// (background GC while a plane is below its soft threshold).
 #[derive(Default)]
 pub struct FunctionalWriter {
+    /// The round-robin plane (its number).
     rr: u32,
     /// Pages written to the current round-robin plane.
     on_plane: u32,
 }
 
 impl FunctionalWriter {
-    pub fn write(&mut self, ssd: &mut SimSsd, lpa: u32, rng: &mut ChaCha8Rng) {
+    pub fn write(&mut self, ssd: &mut SimSsd, lpa: Lpn, rng: &mut ChaCha8Rng) {
         let planes = ssd.layout.planes;
         let version = ssd.ftl.next_version(lpa);
         let (plane, ppa) = match ssd.home_plane(lpa) {
@@ -262,27 +266,27 @@ impl FunctionalWriter {
             // all valid data.
             None => (0..planes)
                 .find_map(|i| {
-                    let plane = (self.rr + i) % planes;
+                    let plane = PlaneId((self.rr + i) % planes);
                     Self::alloc(ssd, plane, rng).map(|ppa| (plane, ppa))
                 })
                 .expect("validated spare space"),
         };
-        self.on_plane = if plane == self.rr {
+        self.on_plane = if plane.0 == self.rr {
             self.on_plane + 1
         } else {
             1
         };
-        self.rr = plane;
+        self.rr = plane.0;
         if self.on_plane >= ssd.layout.units_per_flash_page {
             self.on_plane = 0;
-            self.rr = (plane + 1) % planes;
+            self.rr = (plane.0 + 1) % planes;
         }
         ssd.ftl.commit(lpa, ppa, version);
         while ssd.ftl.free_blocks(plane) < ssd.soft_gc_blocks() && ssd.collect_now(plane, rng) {}
     }
 
     /// A host page on `plane`, collecting first if the plane is at its reserve.
-    fn alloc(ssd: &mut SimSsd, plane: u32, rng: &mut ChaCha8Rng) -> Option<u32> {
+    fn alloc(ssd: &mut SimSsd, plane: PlaneId, rng: &mut ChaCha8Rng) -> Option<Ppn> {
         loop {
             if let Some(ppa) = ssd.ftl.alloc_page(plane, Stream::HostNative) {
                 return Some(ppa);

@@ -9,20 +9,11 @@
 
 use crate::engine::Ns;
 use crate::ssd::config::ReadAhead as ReadAheadConfig;
+use crate::ssd::ids::{Lpn, SlotId};
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::ops::Range;
-
-/// The slot of a read the controller issued on its own.
-pub(super) const PREFETCH: u32 = u32::MAX;
-/// A prefetch a host read waits for: scheduled like a host read.
-pub(super) const PROMOTED: u32 = u32::MAX - 1;
-
-/// Whether a read's slot marks a prefetch (its data goes to the buffer).
-pub(super) fn is_prefetch(slot: u32) -> bool {
-    slot == PREFETCH || slot == PROMOTED
-}
 
 /// Host read commands in a row that make a stream sequential.
 const SEQUENTIAL_RUN: u32 = 2;
@@ -56,7 +47,7 @@ struct HeldPage {
 #[derive(Debug, Clone)]
 struct Pending {
     version: u32,
-    waiters: Vec<u32>,
+    waiters: Vec<SlotId>,
     stale: bool,
 }
 
@@ -69,15 +60,15 @@ pub(super) struct ReadAheadState {
     current: Option<usize>,
     /// Prefetched pages in the buffer: the time their data is there and the
     /// version read (checked runs).
-    held: FxHashMap<u32, HeldPage>,
+    held: FxHashMap<Lpn, HeldPage>,
     /// Insertion order of `held`, oldest first (the eviction order), with
     /// the insertion number that tells a page's current copy from an
     /// earlier one already taken.
-    order: VecDeque<(u32, u64)>,
+    order: VecDeque<(Lpn, u64)>,
     inserted: u64,
     /// Prefetches in flight: the version read, the host reads waiting, and
     /// whether the page was written since (then its data is not kept).
-    pending: FxHashMap<u32, Pending>,
+    pending: FxHashMap<Lpn, Pending>,
     /// When prefetched pages already read finish decoding.
     landing: BinaryHeap<Reverse<Ns>>,
 }
@@ -97,7 +88,7 @@ impl ReadAheadState {
         }
     }
 
-    pub fn find(&self, lpa: u32) -> Held {
+    pub fn find(&self, lpa: Lpn) -> Held {
         if let Some(h) = self.held.get(&lpa) {
             return Held::Ready(h.at, h.version);
         }
@@ -108,23 +99,23 @@ impl ReadAheadState {
     }
 
     /// A host read of `lpa` waits for its prefetch.
-    pub fn wait(&mut self, lpa: u32, slot: u32) {
+    pub fn wait(&mut self, lpa: Lpn, slot: SlotId) {
         if let Some(p) = self.pending.get_mut(&lpa) {
             p.waiters.push(slot);
         }
     }
 
     /// Records a host read command of `pages` pages from `lpa` and returns
-    /// the pages to prefetch now: the stream's window of `depth` pages after
+    /// the pages to prefetch now (logical page numbers): the stream's window of `depth` pages after
     /// the command, topped up `chunk` pages at a time. Streams are told
     /// apart by commands, as a firmware sees them: one command of several
     /// pages is one access, and the second command that continues another
     /// makes a stream sequential.
-    pub fn on_host_read(&mut self, lpa: u32, pages: u32, logical_pages: u32) -> Range<u32> {
+    pub fn on_host_read(&mut self, lpa: Lpn, pages: u32, logical_pages: u32) -> Range<u32> {
         self.tick += 1;
         let tick = self.tick;
-        let end = lpa.saturating_add(pages);
-        let Some(i) = self.streams.iter().position(|s| s.next == lpa) else {
+        let end = lpa.0.saturating_add(pages);
+        let Some(i) = self.streams.iter().position(|s| s.next == lpa.0) else {
             let fresh = Stream {
                 next: end,
                 issued_to: end,
@@ -162,13 +153,13 @@ impl ReadAheadState {
 
     /// The current stream's prefetches stop before `lpa` (no place left):
     /// the window is topped up from there later.
-    pub fn stop_at(&mut self, lpa: u32) {
+    pub fn stop_at(&mut self, lpa: Lpn) {
         if let Some(s) = self.current.and_then(|i| self.streams.get_mut(i)) {
-            s.issued_to = s.issued_to.min(lpa);
+            s.issued_to = s.issued_to.min(lpa.0);
         }
     }
 
-    pub fn is_known(&self, lpa: u32) -> bool {
+    pub fn is_known(&self, lpa: Lpn) -> bool {
         self.held.contains_key(&lpa) || self.pending.contains_key(&lpa)
     }
 
@@ -182,7 +173,7 @@ impl ReadAheadState {
         self.pending.len() + self.landing.len() < self.cfg.buffer_pages as usize
     }
 
-    pub fn issue(&mut self, lpa: u32, version: u32) {
+    pub fn issue(&mut self, lpa: Lpn, version: u32) {
         let p = Pending {
             version,
             waiters: Vec::new(),
@@ -194,7 +185,7 @@ impl ReadAheadState {
     /// The prefetch of `lpa` has its data decoded at `at`: keeps it unless a
     /// host read already waits for it or it went stale, and returns the
     /// waiting host reads.
-    pub fn complete(&mut self, lpa: u32, at: Ns) -> Vec<u32> {
+    pub fn complete(&mut self, lpa: Lpn, at: Ns) -> Vec<SlotId> {
         let Some(p) = self.pending.remove(&lpa) else {
             return Vec::new();
         };
@@ -212,7 +203,7 @@ impl ReadAheadState {
     }
 
     /// A host read took the prefetched copy of `lpa`: its place is free.
-    pub fn take(&mut self, lpa: u32) {
+    pub fn take(&mut self, lpa: Lpn) {
         self.held.remove(&lpa);
         self.prune_order();
     }
@@ -239,7 +230,7 @@ impl ReadAheadState {
     }
 
     /// `lpa` is written or trimmed: a prefetched copy is stale.
-    pub fn invalidate(&mut self, lpa: u32) {
+    pub fn invalidate(&mut self, lpa: Lpn) {
         if self.held.remove(&lpa).is_some() {
             self.prune_order();
         }

@@ -2,13 +2,13 @@
 //! page-register hits, page-type tR), the read-out over channel, decode and
 //! host link, and reads preempting background work.
 
-use super::read_ahead::{is_prefetch, Held, PREFETCH, PROMOTED};
+use super::read_ahead::Held;
 use super::*;
 
 impl SimSsd {
     /// A read arrived at `die`: start it, or preempt background work for it.
-    pub(super) fn wake_for_read(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
-        match self.dies[die as usize].op {
+    pub(super) fn wake_for_read(&mut self, die: DieId, now: Ns, q: &mut impl Timers<DevEvent>) {
+        match self.dies[die.index()].op {
             DieOp::Idle => self.try_start(die, now, q),
             DieOp::Job(job) if self.read_preempts(&job) => self.preempt_job(die, job, now, q),
             // Only the array phase (after the data transfer) can be suspended.
@@ -33,7 +33,12 @@ impl SimSsd {
     /// page at once. A flash page already in its plane's page register needs
     /// no array time. False when it started no array read (the reads it
     /// looked at were served from the buffer or moved to another die).
-    pub(super) fn start_read(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) -> bool {
+    pub(super) fn start_read(
+        &mut self,
+        die: DieId,
+        now: Ns,
+        q: &mut impl Timers<DevEvent>,
+    ) -> bool {
         let max_planes = if self.cfg.timing.multi_plane {
             self.layout.planes_per_die as usize
         } else {
@@ -48,10 +53,10 @@ impl SimSsd {
         let mut looked = 0;
         // Reads a host waits for go before the controller's own prefetches.
         let demand_only = self.read_ahead.is_some() && self.has_host_read(die);
-        while i < self.dies[die as usize].reads.len() && looked < 16 && sensed.len() < max_planes {
+        while i < self.dies[die.index()].reads.len() && looked < 16 && sensed.len() < max_planes {
             looked += 1;
-            let tx = self.dies[die as usize].reads[i];
-            if demand_only && tx.slot == PREFETCH {
+            let tx = self.dies[die.index()].reads[i];
+            if demand_only && tx.read_for == ReadFor::Prefetch {
                 i += 1;
                 continue;
             }
@@ -62,31 +67,31 @@ impl SimSsd {
                 continue;
             }
             // Re-resolve: the page may have been rewritten or moved since.
-            let ppa = if self.buffer.holds(tx.lpa) {
-                NONE
+            let mapped = if self.buffer.holds(tx.lpa) {
+                None
             } else {
                 self.ftl.lookup(tx.lpa)
             };
-            if ppa == NONE {
-                self.dies[die as usize].reads.remove(i);
-                if !is_prefetch(tx.slot) {
+            let Some(ppa) = mapped else {
+                self.dies[die.index()].reads.remove(i);
+                if !tx.read_for.is_prefetch() {
                     self.counters.buffer_read_hits += 1;
                 }
                 self.deliver(tx, now + self.cfg.controller.dram_ns, q);
                 continue;
-            }
+            };
             let plane = self.layout.plane_of(ppa);
             let owner = self.layout.die_of_plane(plane);
             if owner != die {
-                self.dies[die as usize].reads.remove(i);
-                self.dies[owner as usize]
+                self.dies[die.index()].reads.remove(i);
+                self.dies[owner.index()]
                     .reads
                     .push_back(ReadTx { ppa, ..tx });
                 self.wake_for_read(owner, now, q);
                 continue;
             }
             if ppa != tx.ppa {
-                self.dies[die as usize].reads[i].ppa = ppa;
+                self.dies[die.index()].reads[i].ppa = ppa;
                 if !self.may_take_read(&sensed, ppa) {
                     i += 1;
                     continue;
@@ -96,13 +101,13 @@ impl SimSsd {
             // flash page follows as a register hit.
             let page = self.layout.flash_page_of(ppa);
             sensed.push((plane, page));
-            if self.plane_register[plane as usize] == page {
+            if self.plane_register[plane.index()] == Some(page) {
                 self.counters.register_hits += 1;
             } else {
                 self.counters.flash_reads += 1;
                 array_ns = array_ns.max(self.read_time(ppa));
             }
-            self.dies[die as usize].reads.remove(i);
+            self.dies[die.index()].reads.remove(i);
             if let Err(e) = self.ftl.verify_flash_read(tx.lpa) {
                 self.integrity_error.get_or_insert(e);
             }
@@ -115,7 +120,7 @@ impl SimSsd {
         if sensed.len() > 1 {
             self.counters.multi_plane_ops += 1;
         }
-        self.dies[die as usize].op = DieOp::Read { txs, sensed };
+        self.dies[die.index()].op = DieOp::Read { txs, sensed };
         q.schedule(
             now + self.cfg.timing.flash_command_ns + array_ns,
             DevEvent::ReadArrayDone(die),
@@ -126,17 +131,17 @@ impl SimSsd {
     /// Whether a host read (or a prefetch one waits for) is among the reads
     /// the die scheduler looks at.
     #[inline]
-    pub(super) fn has_host_read(&self, die: u32) -> bool {
-        self.dies[die as usize]
+    pub(super) fn has_host_read(&self, die: DieId) -> bool {
+        self.dies[die.index()]
             .reads
             .iter()
             .take(16)
-            .any(|tx| tx.slot != PREFETCH)
+            .any(|tx| tx.read_for != ReadFor::Prefetch)
     }
 
     /// Whether a read at `ppa` can join the read being assembled: its plane
     /// is not reading yet and its page address suits a multi-plane read.
-    pub(super) fn may_take_read(&self, sensed: &[(u32, u32)], ppa: u32) -> bool {
+    pub(super) fn may_take_read(&self, sensed: &[(PlaneId, u32)], ppa: Ppn) -> bool {
         let plane = self.layout.plane_of(ppa);
         sensed.iter().all(|&(p, _)| p != plane) && self.may_join_read(sensed, ppa)
     }
@@ -144,23 +149,23 @@ impl SimSsd {
     /// Whether a read of `ppa` on a further plane may join a multi-plane read
     /// of `sensed`: the same page address on each plane, unless the planes
     /// read independently.
-    pub(super) fn may_join_read(&self, sensed: &[(u32, u32)], ppa: u32) -> bool {
+    pub(super) fn may_join_read(&self, sensed: &[(PlaneId, u32)], ppa: Ppn) -> bool {
         let Some(&(_, first)) = sensed.first() else {
             return true;
         };
         self.cfg.timing.independent_plane_reads
             || self
                 .layout
-                .flash_page_in_block(first * self.layout.units_per_flash_page)
+                .flash_page_in_block(Ppn(first * self.layout.units_per_flash_page))
                 == self.layout.flash_page_in_block(ppa)
     }
 
-    pub(super) fn read_time(&mut self, ppa: u32) -> Ns {
+    pub(super) fn read_time(&mut self, ppa: Ppn) -> Ns {
         let nominal = self.nominal_read_time(ppa);
         self.vary(nominal)
     }
 
-    pub(super) fn nominal_read_time(&self, ppa: u32) -> Ns {
+    pub(super) fn nominal_read_time(&self, ppa: Ppn) -> Ns {
         match self.slc_mode(self.layout.block_of(ppa)) {
             Some(s) => s.read_ns,
             None => match &self.cfg.timing.read_ns_by_page_type {
@@ -173,16 +178,21 @@ impl SimSsd {
         }
     }
 
-    pub(super) fn on_read_array_done(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+    pub(super) fn on_read_array_done(
+        &mut self,
+        die: DieId,
+        now: Ns,
+        q: &mut impl Timers<DevEvent>,
+    ) {
         let DieOp::Read { txs, sensed } =
-            std::mem::replace(&mut self.dies[die as usize].op, DieOp::Idle)
+            std::mem::replace(&mut self.dies[die.index()].op, DieOp::Idle)
         else {
             unreachable!("ReadArrayDone without a read in progress");
         };
         for &(plane, page) in &sensed {
-            self.plane_register[plane as usize] = page;
+            self.plane_register[plane.index()] = Some(page);
         }
-        let ch = self.dies[die as usize].channel as usize;
+        let ch = self.dies[die.index()].channel as usize;
         let mut t = self.channel_busy[ch].max(now);
         for tx in &txs {
             t += self.page_xfer_ns;
@@ -197,9 +207,9 @@ impl SimSsd {
     }
 
     /// A program or erase on the die overwrites its planes' page registers.
-    pub(super) fn clear_registers(&mut self, die: u32) {
+    pub(super) fn clear_registers(&mut self, die: DieId) {
         for plane in self.planes_of(die) {
-            self.plane_register[plane as usize] = NONE;
+            self.plane_register[plane.index()] = None;
         }
     }
 
@@ -207,8 +217,8 @@ impl SimSsd {
     /// prefetch lands in the read-ahead buffer and serves its waiters.
     #[inline]
     fn deliver(&mut self, tx: ReadTx, at: Ns, q: &mut impl Timers<DevEvent>) {
-        if !is_prefetch(tx.slot) {
-            return self.read_page_out(tx.slot, at, q);
+        if let ReadFor::Host(slot) = tx.read_for {
+            return self.read_page_out(slot, at, q);
         }
         self.deliver_prefetch(tx, at, q);
     }
@@ -230,8 +240,8 @@ impl SimSsd {
     #[inline(never)]
     pub(super) fn read_ahead_lookup(
         &mut self,
-        slot: u32,
-        lpa: u32,
+        slot: SlotId,
+        lpa: Lpn,
         now: Ns,
         q: &mut impl Timers<DevEvent>,
     ) -> bool {
@@ -269,7 +279,7 @@ impl SimSsd {
     #[inline(never)]
     pub(super) fn read_ahead_issue(
         &mut self,
-        lpa: u32,
+        lpa: Lpn,
         pages: u32,
         now: Ns,
         q: &mut impl Timers<DevEvent>,
@@ -278,15 +288,14 @@ impl SimSsd {
         let Some(ra) = self.read_ahead.as_mut() else {
             return;
         };
-        for next in ra.on_host_read(lpa, pages, logical) {
+        for next in ra.on_host_read(lpa, pages, logical).map(Lpn) {
             let ra = self.read_ahead.as_mut().expect("read-ahead on");
             if ra.is_known(next) || self.buffer.holds(next) {
                 continue;
             }
-            let ppa = self.ftl.lookup(next);
-            if ppa == NONE {
+            let Some(ppa) = self.ftl.lookup(next) else {
                 continue;
-            }
+            };
             if !ra.has_room(now) {
                 ra.stop_at(next);
                 break;
@@ -294,14 +303,14 @@ impl SimSsd {
             ra.issue(next, self.ftl.version(next));
             self.counters.prefetched_pages += 1;
             let die = self.layout.die_of_plane(self.layout.plane_of(ppa));
-            self.dies[die as usize].reads.push_back(ReadTx {
-                slot: PREFETCH,
+            self.dies[die.index()].reads.push_back(ReadTx {
+                read_for: ReadFor::Prefetch,
                 lpa: next,
                 ppa,
             });
             // Background work: a prefetch starts an idle die but suspends
             // and preempts nothing.
-            if matches!(self.dies[die as usize].op, DieOp::Idle) {
+            if matches!(self.dies[die.index()].op, DieOp::Idle) {
                 self.try_start(die, now, q);
             }
         }
@@ -309,18 +318,17 @@ impl SimSsd {
 
     /// A host read waits for the prefetch of `lpa`: the prefetch keeps its
     /// place in its die's queue but is now served as a host read.
-    fn promote_prefetch(&mut self, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
-        let ppa = self.ftl.lookup(lpa);
-        if ppa == NONE {
+    fn promote_prefetch(&mut self, lpa: Lpn, now: Ns, q: &mut impl Timers<DevEvent>) {
+        let Some(ppa) = self.ftl.lookup(lpa) else {
             return;
-        }
+        };
         let die = self.layout.die_of_plane(self.layout.plane_of(ppa));
-        if let Some(tx) = self.dies[die as usize]
+        if let Some(tx) = self.dies[die.index()]
             .reads
             .iter_mut()
-            .find(|tx| tx.slot == PREFETCH && tx.lpa == lpa)
+            .find(|tx| tx.read_for == ReadFor::Prefetch && tx.lpa == lpa)
         {
-            tx.slot = PROMOTED;
+            tx.read_for = ReadFor::Promoted;
             self.wake_for_read(die, now, q);
         }
     }

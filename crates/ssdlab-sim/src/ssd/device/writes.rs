@@ -8,8 +8,8 @@ impl SimSsd {
     /// Puts one page into the buffer (room was checked).
     pub(super) fn buffer_write(
         &mut self,
-        slot: u32,
-        lpa: u32,
+        slot: SlotId,
+        lpa: Lpn,
         now: Ns,
         q: &mut impl Timers<DevEvent>,
     ) {
@@ -26,15 +26,15 @@ impl SimSsd {
         }
     }
 
-    pub(super) fn enqueue_flush(&mut self, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+    pub(super) fn enqueue_flush(&mut self, lpa: Lpn, now: Ns, q: &mut impl Timers<DevEvent>) {
         self.arm_gather(now, q);
         match self.allocation.home_plane(lpa) {
             Some(plane) => {
-                self.plane_flushes[plane as usize].push_back((lpa, now));
+                self.plane_flushes[plane.index()].push_back((PageData::Host(lpa), now));
                 self.wake_for_write(self.layout.die_of_plane(plane), now, q);
             }
             None => {
-                self.shared_flushes.push_back((lpa, now));
+                self.shared_flushes.push_back((PageData::Host(lpa), now));
                 self.offer_shared(now, q);
             }
         }
@@ -52,8 +52,8 @@ impl SimSsd {
         }
         // Shared pages concern every die: one running background GC paces it.
         if self.cfg.gc.pacing && !self.shared_flushes.is_empty() {
-            for d in 0..self.layout.dies {
-                if matches!(self.dies[d as usize].op, DieOp::Job(job) if job.kind == JobKind::Gc) {
+            for d in self.layout.all_dies() {
+                if matches!(self.dies[d.index()].op, DieOp::Job(job) if job.kind == JobKind::Gc) {
                     self.wake_for_write(d, now, q);
                 }
             }
@@ -75,7 +75,7 @@ impl SimSsd {
             self.try_start(d, now, q);
         }
         // Busy dies too: pages now due preempt folds and pace GC.
-        for d in 0..self.layout.dies {
+        for d in self.layout.all_dies() {
             self.wake_for_write(d, now, q);
         }
         let waiting =
@@ -88,11 +88,11 @@ impl SimSsd {
     /// A mapping update of a host page dirties its table page; when the
     /// dirty-page cache overflows, the `write_back_batch` oldest dirty table
     /// pages are queued for writing back.
-    pub(super) fn note_map_update(&mut self, lpa: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+    pub(super) fn note_map_update(&mut self, lpa: Lpn, now: Ns, q: &mut impl Timers<DevEvent>) {
         let Some(j) = &self.cfg.ftl.map_journal else {
             return;
         };
-        let (table_page, limit) = (lpa / j.entries_per_page, j.dirty_pages as usize);
+        let (table_page, limit) = (lpa.0 / j.entries_per_page, j.dirty_pages as usize);
         let batch = j.write_back_batch as usize;
         if !self.map_dirty.insert(table_page) {
             return;
@@ -104,14 +104,14 @@ impl SimSsd {
         for _ in 0..batch {
             let oldest = self.map_dirty_order.pop_front().expect("over the limit");
             self.map_dirty.remove(&oldest);
-            self.shared_flushes.push_back((META, now));
+            self.shared_flushes.push_back((PageData::MapTable, now));
         }
         self.arm_gather(now, q);
         self.offer_shared(now, q);
     }
 
-    pub(super) fn wake_for_write(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
-        match self.dies[die as usize].op {
+    pub(super) fn wake_for_write(&mut self, die: DieId, now: Ns, q: &mut impl Timers<DevEvent>) {
+        match self.dies[die.index()].op {
             DieOp::Idle => self.try_start(die, now, q),
             DieOp::Job(job) if job.kind == JobKind::Fold && self.program_ready(die, now) => {
                 self.preempt_job(die, job, now, q)
@@ -125,7 +125,7 @@ impl SimSsd {
 
     /// Pages a host program on `plane` writes at once: whole flash pages, one
     /// per SLC-mode program, `one_shot_pages` per native one.
-    pub(super) fn program_pages(&self, plane: u32) -> usize {
+    pub(super) fn program_pages(&self, plane: PlaneId) -> usize {
         let units = self.layout.units_per_flash_page;
         let pages = if self.ftl.host_goes_to_slc(plane) {
             1
@@ -137,8 +137,8 @@ impl SimSsd {
 
     /// Whether `plane` has a full program queued, or pages that waited
     /// `gather_ns` (always, when flushing eagerly).
-    pub(super) fn plane_ready(&self, plane: u32, now: Ns) -> bool {
-        let own = &self.plane_flushes[plane as usize];
+    pub(super) fn plane_ready(&self, plane: PlaneId, now: Ns) -> bool {
+        let own = &self.plane_flushes[plane.index()];
         let queued = own.len() + self.shared_flushes.len();
         if queued == 0 {
             return false;
@@ -156,7 +156,7 @@ impl SimSsd {
         oldest + gather <= now
     }
 
-    pub(super) fn program_ready(&self, die: u32, now: Ns) -> bool {
+    pub(super) fn program_ready(&self, die: DieId, now: Ns) -> bool {
         self.planes_of(die).any(|p| self.plane_ready(p, now))
     }
 
@@ -165,7 +165,7 @@ impl SimSsd {
     /// false when there was nothing to program.
     pub(super) fn start_program(
         &mut self,
-        die: u32,
+        die: DieId,
         now: Ns,
         q: &mut impl Timers<DevEvent>,
     ) -> bool {
@@ -205,16 +205,16 @@ impl SimSsd {
             self.counters.multi_plane_ops += 1;
         }
         self.clear_registers(die);
-        let ch = self.dies[die as usize].channel as usize;
+        let ch = self.dies[die.index()].channel as usize;
         let xfer_end = self.channel_busy[ch].max(now + self.cfg.timing.flash_command_ns)
             + self.page_xfer_ns * items.len() as u64;
         self.channel_busy[ch] = xfer_end;
         // One array time per plane programmed (its first page stands for it).
         let mut prog = 0;
-        let mut plane = NONE;
+        let mut plane = None;
         for &(_, ppa, _) in &items {
-            if self.layout.plane_of(ppa) != plane {
-                plane = self.layout.plane_of(ppa);
+            if Some(self.layout.plane_of(ppa)) != plane {
+                plane = Some(self.layout.plane_of(ppa));
                 prog = prog.max(self.program_time(ppa));
             }
         }
@@ -229,10 +229,9 @@ impl SimSsd {
         if !self.cfg.ftl.erase_when_opened {
             return 0;
         }
-        let ppb = self.layout.pages_per_block;
         items
             .iter()
-            .filter(|&&(_, ppa, _)| ppa % ppb == 0)
+            .filter(|&&(_, ppa, _)| self.layout.offset_in_block(ppa) == 0)
             .map(
                 |&(_, ppa, _)| match self.slc_mode(self.layout.block_of(ppa)) {
                     Some(s) => s.erase_ns,
@@ -243,7 +242,7 @@ impl SimSsd {
             .unwrap_or(0)
     }
 
-    pub(super) fn program_time(&mut self, ppa: u32) -> Ns {
+    pub(super) fn program_time(&mut self, ppa: Ppn) -> Ns {
         let nominal = match self.slc_mode(self.layout.block_of(ppa)) {
             Some(s) => s.program_ns,
             None => self.cfg.timing.program_ns,
@@ -253,26 +252,26 @@ impl SimSsd {
 
     /// The next page to program on `plane`: its own queue first, then the
     /// shared one. Entries trimmed or already flushing are dropped.
-    pub(super) fn next_flush(&mut self, plane: u32) -> Option<ProgramItem> {
+    pub(super) fn next_flush(&mut self, plane: PlaneId) -> Option<ProgramItem> {
         // Older shared entries (mapping-table pages under static allocation)
         // go before the plane's own, so neither starves.
         while self.shared_flushes.front().is_some_and(|&(_, t)| {
-            self.plane_flushes[plane as usize]
+            self.plane_flushes[plane.index()]
                 .front()
                 .is_some_and(|&(_, own)| t < own)
         }) {
-            let (lpa, _) = self.shared_flushes.pop_front().expect("checked");
-            if let Some(item) = self.take_flush(lpa, plane) {
+            let (data, _) = self.shared_flushes.pop_front().expect("checked");
+            if let Some(item) = self.take_flush(data, plane) {
                 return Some(item);
             }
         }
-        while let Some((lpa, _)) = self.plane_flushes[plane as usize].pop_front() {
-            if let Some(item) = self.take_flush(lpa, plane) {
+        while let Some((data, _)) = self.plane_flushes[plane.index()].pop_front() {
+            if let Some(item) = self.take_flush(data, plane) {
                 return Some(item);
             }
         }
-        while let Some((lpa, _)) = self.shared_flushes.pop_front() {
-            if let Some(item) = self.take_flush(lpa, plane) {
+        while let Some((data, _)) = self.shared_flushes.pop_front() {
+            if let Some(item) = self.take_flush(data, plane) {
                 return Some(item);
             }
         }
@@ -281,22 +280,22 @@ impl SimSsd {
 
     /// Marks the buffered page as flushing and allocates its flash page.
     /// None when the page no longer needs flushing (trimmed meanwhile).
-    pub(super) fn take_flush(&mut self, lpa: u32, plane: u32) -> Option<(u32, u32, u32)> {
-        if lpa == META {
+    pub(super) fn take_flush(&mut self, data: PageData, plane: PlaneId) -> Option<ProgramItem> {
+        let PageData::Host(lpa) = data else {
             let ppa = self.ftl.alloc_page(plane, Stream::Host)?;
-            return Some((META, ppa, 0));
-        }
+            return Some((data, ppa, 0));
+        };
         let version = self.buffer.start_flush(lpa)?;
         let ppa = self
             .ftl
             .alloc_page(plane, Stream::Host)
             .expect("can_write_host checked");
-        Some((lpa, ppa, version))
+        Some((data, ppa, version))
     }
 
-    pub(super) fn suspend_program(&mut self, die: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+    pub(super) fn suspend_program(&mut self, die: DieId, now: Ns, q: &mut impl Timers<DevEvent>) {
         let s = self.cfg.timing.suspend.clone().expect("suspend configured");
-        let d = &mut self.dies[die as usize];
+        let d = &mut self.dies[die.index()];
         if d.suspended.is_some() {
             return;
         }
@@ -313,7 +312,7 @@ impl SimSsd {
 
     pub(super) fn resume_program(
         &mut self,
-        die: u32,
+        die: DieId,
         items: Vec<ProgramItem>,
         remaining: Ns,
         now: Ns,
@@ -327,7 +326,7 @@ impl SimSsd {
     /// array (the part a read may suspend).
     fn run_program(
         &mut self,
-        die: u32,
+        die: DieId,
         items: Vec<ProgramItem>,
         end: Ns,
         array_ns: Ns,
@@ -345,19 +344,19 @@ impl SimSsd {
     /// and let back-pressured writes in.
     pub(super) fn commit_flush(
         &mut self,
-        lpa: u32,
-        ppa: u32,
+        data: PageData,
+        ppa: Ppn,
         version: u32,
         now: Ns,
         q: &mut impl Timers<DevEvent>,
     ) {
-        if lpa == META {
+        let PageData::Host(lpa) = data else {
             // The table page supersedes an older copy: count the space as
             // garbage at once (the table is a tiny share of the flash).
             self.ftl.commit_stale(ppa);
             self.counters.map_pages_written += 1;
             return;
-        }
+        };
         let c = self.buffer.commit(lpa, version);
         if c.trimmed {
             self.ftl.commit_stale(ppa);

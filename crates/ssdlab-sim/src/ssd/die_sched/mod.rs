@@ -34,7 +34,7 @@ pub enum DieWork {
 /// What a die scheduler may look at when it orders a die's work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DieView {
-    pub die: u32,
+    pub die: crate::ssd::ids::DieId,
     /// Reads queued at the die (the host's or the controller's prefetches).
     pub reads_queued: bool,
     /// At least one of them is a host read.
@@ -90,7 +90,7 @@ mod tests {
     #[test]
     fn every_registered_die_scheduler_builds_under_its_name_and_starts_critical_gc_first() {
         let view = DieView {
-            die: 0,
+            die: crate::ssd::ids::DieId(0),
             reads_queued: true,
             host_read_queued: true,
             host_turn: true,

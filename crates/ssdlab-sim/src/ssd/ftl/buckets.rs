@@ -1,69 +1,70 @@
 //! Per-plane buckets of Full blocks by valid count (intrusive doubly linked
 //! lists) and the iterator over one bucket.
 
-use super::{Ftl, NONE};
+use super::Ftl;
+use crate::ssd::ids::{BlockId, PlaneId};
 
 impl Ftl {
     /// Full blocks of `plane` with exactly `valid` valid pages.
-    pub fn bucket(&self, plane: u32, valid: u16) -> BucketIter<'_> {
-        let idx = plane as usize * (self.layout.pages_per_block as usize + 1) + valid as usize;
+    pub fn bucket(&self, plane: PlaneId, valid: u16) -> BucketIter<'_> {
         BucketIter {
             ftl: self,
-            cur: self.bucket_head[idx],
+            cur: self.bucket_head[self.bucket_slot(plane, valid)],
         }
     }
 
     /// Every settled Full native block of a plane that holds an invalid page,
     /// from the fewest valid pages up.
-    pub fn candidates(&self, plane: u32) -> impl Iterator<Item = u32> + '_ {
+    pub fn candidates(&self, plane: PlaneId) -> impl Iterator<Item = BlockId> + '_ {
         (0..self.layout.pages_per_block as u16).flat_map(move |v| self.bucket(plane, v))
     }
 
-    fn bucket_index(&self, block: u32) -> usize {
-        let plane = self.layout.plane_of_block(block) as usize;
-        plane * (self.layout.pages_per_block as usize + 1) + self.valid[block as usize] as usize
+    fn bucket_slot(&self, plane: PlaneId, valid: u16) -> usize {
+        plane.index() * (self.layout.pages_per_block as usize + 1) + valid as usize
     }
 
-    pub(super) fn bucket_insert(&mut self, block: u32) {
-        let idx = self.bucket_index(block);
+    fn bucket_of(&self, block: BlockId) -> usize {
+        self.bucket_slot(self.layout.plane_of_block(block), self.valid[block.index()])
+    }
+
+    pub(super) fn bucket_insert(&mut self, block: BlockId) {
+        let idx = self.bucket_of(block);
         let head = self.bucket_head[idx];
-        self.next[block as usize] = head;
-        self.prev[block as usize] = NONE;
-        if head != NONE {
-            self.prev[head as usize] = block;
+        self.next[block.index()] = head;
+        self.prev[block.index()] = None;
+        if let Some(head) = head {
+            self.prev[head.index()] = Some(block);
         }
-        self.bucket_head[idx] = block;
+        self.bucket_head[idx] = Some(block);
     }
 
-    pub(super) fn bucket_remove(&mut self, block: u32) {
-        let (p, n) = (self.prev[block as usize], self.next[block as usize]);
-        if p != NONE {
-            self.next[p as usize] = n;
-        } else {
-            let idx = self.bucket_index(block);
-            self.bucket_head[idx] = n;
+    pub(super) fn bucket_remove(&mut self, block: BlockId) {
+        let (p, n) = (self.prev[block.index()], self.next[block.index()]);
+        match p {
+            Some(p) => self.next[p.index()] = n,
+            None => {
+                let idx = self.bucket_of(block);
+                self.bucket_head[idx] = n;
+            }
         }
-        if n != NONE {
-            self.prev[n as usize] = p;
+        if let Some(n) = n {
+            self.prev[n.index()] = p;
         }
-        self.next[block as usize] = NONE;
-        self.prev[block as usize] = NONE;
+        self.next[block.index()] = None;
+        self.prev[block.index()] = None;
     }
 }
 
 pub struct BucketIter<'a> {
     ftl: &'a Ftl,
-    cur: u32,
+    cur: Option<BlockId>,
 }
 
 impl Iterator for BucketIter<'_> {
-    type Item = u32;
-    fn next(&mut self) -> Option<u32> {
-        if self.cur == NONE {
-            return None;
-        }
-        let b = self.cur;
-        self.cur = self.ftl.next[b as usize];
+    type Item = BlockId;
+    fn next(&mut self) -> Option<BlockId> {
+        let b = self.cur?;
+        self.cur = self.ftl.next[b.index()];
         Some(b)
     }
 }

@@ -2,13 +2,14 @@
 //! the full invariant check of maps, valid counts and buckets.
 
 use super::{BlockState, Ftl};
+use crate::ssd::ids::{BlockId, Lpn, PlaneId};
 
 impl Ftl {
     /// Next version of a logical page about to be written (0 when unchecked).
-    pub fn next_version(&mut self, lpa: u32) -> u32 {
+    pub fn next_version(&mut self, lpa: Lpn) -> u32 {
         match &mut self.integrity {
             Some(ig) => {
-                let v = &mut ig.expected[lpa as usize];
+                let v = &mut ig.expected[lpa.index()];
                 *v = v.wrapping_add(1);
                 *v
             }
@@ -17,20 +18,22 @@ impl Ftl {
     }
 
     /// The version of `lpa` last written (0 when unchecked).
-    pub fn version(&self, lpa: u32) -> u32 {
+    pub fn version(&self, lpa: Lpn) -> u32 {
         self.integrity
             .as_ref()
-            .map_or(0, |ig| ig.expected[lpa as usize])
+            .map_or(0, |ig| ig.expected[lpa.index()])
     }
 
     /// Checks that the flash copy of `lpa` is the version last written.
-    pub fn verify_flash_read(&self, lpa: u32) -> Result<(), String> {
+    pub fn verify_flash_read(&self, lpa: Lpn) -> Result<(), String> {
         let Some(ig) = &self.integrity else {
             return Ok(());
         };
-        let ppa = self.fwd.get(lpa);
-        let want = ig.expected[lpa as usize];
-        let got = ig.page_tag[ppa as usize];
+        let Some(ppa) = self.fwd.get(lpa) else {
+            return Err(format!("lpa {lpa} read from flash but not mapped"));
+        };
+        let want = ig.expected[lpa.index()];
+        let got = ig.page_tag[ppa.index()];
         if got != tag(lpa, want) {
             return Err(format!(
                 "lpa {lpa} at ppa {ppa} holds (lpa {}, version {}), expected version {want}",
@@ -45,12 +48,12 @@ impl Ftl {
     /// and bucket membership are right, every mapped page holds its latest
     /// version (when not superseded by data still in the write buffer, which
     /// the caller lists in `buffered`).
-    pub fn check(&self, buffered: &dyn Fn(u32) -> bool) -> Result<(), String> {
+    pub fn check(&self, buffered: &dyn Fn(Lpn) -> bool) -> Result<(), String> {
         let ppb = self.layout.pages_per_block;
         for (lpa, ppa) in self.fwd.mapped() {
-            if self.rev.get(ppa) != lpa {
+            if self.rev.get(ppa) != Some(lpa) {
                 return Err(format!(
-                    "fwd[{lpa}] = {ppa} but rev[{ppa}] = {}",
+                    "fwd[{lpa}] = {ppa} but rev[{ppa}] = {:?}",
                     self.rev.get(ppa)
                 ));
             }
@@ -60,23 +63,23 @@ impl Ftl {
         }
         let mut counted = vec![0u16; self.valid.len()];
         for (ppa, lpa) in self.rev.mapped() {
-            if self.fwd.get(lpa) != ppa {
+            if self.fwd.get(lpa) != Some(ppa) {
                 return Err(format!(
-                    "rev[{ppa}] = {lpa} but fwd[{lpa}] = {}",
+                    "rev[{ppa}] = {lpa} but fwd[{lpa}] = {:?}",
                     self.fwd.get(lpa)
                 ));
             }
-            let b = ppa / ppb;
-            if (ppa % ppb) as u16 >= self.written[b as usize] {
+            let b = self.layout.block_of(ppa);
+            if self.layout.offset_in_block(ppa) as u16 >= self.written[b.index()] {
                 return Err(format!(
                     "valid page {ppa} beyond the write pointer of block {b}"
                 ));
             }
-            counted[b as usize] += 1;
+            counted[b.index()] += 1;
         }
         let mut per_plane = vec![0u64; self.layout.planes as usize];
         for (b, &n) in counted.iter().enumerate() {
-            per_plane[self.layout.plane_of_block(b as u32) as usize] += n as u64;
+            per_plane[self.layout.plane_of_block(BlockId(b as u32)).index()] += n as u64;
         }
         if per_plane != self.plane_valid {
             return Err(format!(
@@ -98,16 +101,17 @@ impl Ftl {
                 ));
             }
         }
-        for plane in 0..self.layout.planes {
+        for plane in self.layout.all_planes() {
             for v in 0..=ppb as u16 {
                 for b in self.bucket(plane, v) {
-                    if self.valid[b as usize] != v || self.state[b as usize] != BlockState::Full {
+                    if self.valid[b.index()] != v || self.state[b.index()] != BlockState::Full {
                         return Err(format!("block {b} misfiled in bucket {v} of plane {plane}"));
                     }
                 }
             }
         }
         let in_buckets: usize = (0..self.layout.planes)
+            .map(PlaneId)
             .map(|p| {
                 (0..=ppb as u16)
                     .map(|v| self.bucket(p, v).count())
@@ -115,7 +119,8 @@ impl Ftl {
             })
             .sum();
         let full_native = (0..self.layout.blocks)
-            .filter(|&b| self.state[b as usize] == BlockState::Full && !self.is_slc(b))
+            .map(BlockId)
+            .filter(|&b| self.state[b.index()] == BlockState::Full && !self.is_slc(b))
             .count();
         if in_buckets != full_native {
             return Err(format!(
@@ -127,6 +132,6 @@ impl Ftl {
 }
 
 #[inline]
-pub(super) fn tag(lpa: u32, version: u32) -> u64 {
-    (lpa as u64) << 32 | version as u64
+pub(super) fn tag(lpa: Lpn, version: u32) -> u64 {
+    (lpa.0 as u64) << 32 | version as u64
 }

@@ -11,11 +11,9 @@ pub use buckets::BucketIter;
 use integrity::tag;
 use page_map::PageMap;
 
+use super::ids::{BlockId, Lpn, PlaneId, Ppn};
 use super::layout::Layout;
 use std::collections::VecDeque;
-
-/// "No page" in the maps.
-pub const NONE: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BlockState {
@@ -40,13 +38,13 @@ pub enum Stream {
 
 #[derive(Debug, Clone, Default)]
 struct PlaneState {
-    free: VecDeque<u32>,
-    slc_free: VecDeque<u32>,
-    host_open: Option<u32>,
-    gc_open: Option<u32>,
-    slc_open: Option<u32>,
+    free: VecDeque<BlockId>,
+    slc_free: VecDeque<BlockId>,
+    host_open: Option<BlockId>,
+    gc_open: Option<BlockId>,
+    slc_open: Option<BlockId>,
     /// SLC-mode blocks in the order they filled (the fold order).
-    slc_full: VecDeque<u32>,
+    slc_full: VecDeque<BlockId>,
 }
 
 /// Counters the FTL keeps for reports and for WAF.
@@ -80,14 +78,14 @@ impl FtlCounters {
 /// holds, and the version each logical page must read back.
 #[derive(Debug, Clone)]
 pub struct Integrity {
-    pub expected: Vec<u32>,
+    expected: Vec<u32>,
     page_tag: Vec<u64>,
 }
 
 pub struct Ftl {
-    pub layout: Layout,
-    fwd: PageMap,
-    rev: PageMap,
+    layout: Layout,
+    fwd: PageMap<Lpn, Ppn>,
+    rev: PageMap<Ppn, Lpn>,
     valid: Vec<u16>,
     written: Vec<u16>,
     pending: Vec<u16>,
@@ -95,21 +93,21 @@ pub struct Ftl {
     state: Vec<BlockState>,
     closed_seq: Vec<u64>,
     /// Buckets of Full blocks by valid count, one list per (plane, count).
-    bucket_head: Vec<u32>,
-    next: Vec<u32>,
-    prev: Vec<u32>,
+    bucket_head: Vec<Option<BlockId>>,
+    next: Vec<Option<BlockId>>,
+    prev: Vec<Option<BlockId>>,
     planes: Vec<PlaneState>,
     slc_blocks_per_plane: u32,
     slc_pages_per_block: u16,
     /// Free blocks a plane keeps for GC destinations: host allocation stops there.
-    pub host_reserve_blocks: u32,
+    host_reserve_blocks: u32,
     /// Host pages written so far: the logical clock for block ages.
-    pub seq: u64,
+    seq: u64,
     /// Simulated time, set by the device as it runs (0 while preconditioning).
-    pub now: u64,
+    now: u64,
     /// Free blocks opened as a frontier so far (each needs an erase when the
     /// device erases blocks as it opens them).
-    pub opened_blocks: u64,
+    opened_blocks: u64,
     /// When each block was closed (simulated ns).
     closed_ns: Vec<u64>,
     /// Pages programmed into each plane (host and relocated), cumulative.
@@ -118,8 +116,8 @@ pub struct Ftl {
     plane_valid: Vec<u64>,
     /// Free blocks over all planes (native and SLC), for the SSD's fill level.
     total_free_blocks: u64,
-    pub counters: FtlCounters,
-    pub integrity: Option<Integrity>,
+    counters: FtlCounters,
+    integrity: Option<Integrity>,
 }
 
 impl Ftl {
@@ -137,12 +135,12 @@ impl Ftl {
         };
         let mut planes = vec![PlaneState::default(); layout.planes as usize];
         for (p, ps) in planes.iter_mut().enumerate() {
-            let first = p as u32 * layout.blocks_per_plane;
             for i in 0..layout.blocks_per_plane {
+                let block = layout.block_of_plane(PlaneId(p as u32), i);
                 if i < slc_blocks_per_plane {
-                    ps.slc_free.push_back(first + i);
+                    ps.slc_free.push_back(block);
                 } else {
-                    ps.free.push_back(first + i);
+                    ps.free.push_back(block);
                 }
             }
         }
@@ -159,9 +157,9 @@ impl Ftl {
             erase_count: vec![0; blocks],
             state: vec![BlockState::Free; blocks],
             closed_seq: vec![0; blocks],
-            bucket_head: vec![NONE; layout.planes as usize * (ppb as usize + 1)],
-            next: vec![NONE; blocks],
-            prev: vec![NONE; blocks],
+            bucket_head: vec![None; layout.planes as usize * (ppb as usize + 1)],
+            next: vec![None; blocks],
+            prev: vec![None; blocks],
             planes,
             slc_blocks_per_plane,
             slc_pages_per_block,
@@ -181,65 +179,110 @@ impl Ftl {
 
     // ---- queries -------------------------------------------------------
 
+    /// The geometry the FTL maps onto.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    pub fn counters(&self) -> &FtlCounters {
+        &self.counters
+    }
+
+    /// Whether the data-integrity shadow is kept.
+    pub fn is_checked(&self) -> bool {
+        self.integrity.is_some()
+    }
+
+    /// Host pages written so far: the logical clock for block ages.
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// The simulated time the device last set.
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// The FTL has no clock of its own: the device tells it the time, for
+    /// the close times of blocks.
+    pub fn set_now(&mut self, now: u64) {
+        self.now = now;
+    }
+
+    /// Free blocks a plane keeps for GC destinations.
+    pub fn host_reserve_blocks(&self) -> u32 {
+        self.host_reserve_blocks
+    }
+
+    /// Free blocks opened as a frontier so far.
+    pub fn opened_blocks(&self) -> u64 {
+        self.opened_blocks
+    }
+
+    /// Starts the counters afresh (after preconditioning).
+    pub fn reset_counters(&mut self) {
+        self.counters = FtlCounters::default();
+    }
+
     #[inline]
-    pub fn lookup(&self, lpa: u32) -> u32 {
+    pub fn lookup(&self, lpa: Lpn) -> Option<Ppn> {
         self.fwd.get(lpa)
     }
 
     #[inline]
-    pub fn lpa_at(&self, ppa: u32) -> u32 {
+    pub fn lpa_at(&self, ppa: Ppn) -> Option<Lpn> {
         self.rev.get(ppa)
     }
 
     #[inline]
-    pub fn valid(&self, block: u32) -> u16 {
-        self.valid[block as usize]
+    pub fn valid(&self, block: BlockId) -> u16 {
+        self.valid[block.index()]
     }
 
     #[inline]
-    pub fn written(&self, block: u32) -> u16 {
-        self.written[block as usize]
+    pub fn written(&self, block: BlockId) -> u16 {
+        self.written[block.index()]
     }
 
     #[inline]
-    pub fn state(&self, block: u32) -> BlockState {
-        self.state[block as usize]
+    pub fn state(&self, block: BlockId) -> BlockState {
+        self.state[block.index()]
     }
 
     #[inline]
-    pub fn erase_count(&self, block: u32) -> u32 {
-        self.erase_count[block as usize]
+    pub fn erase_count(&self, block: BlockId) -> u32 {
+        self.erase_count[block.index()]
     }
 
     #[inline]
-    pub fn closed_seq(&self, block: u32) -> u64 {
-        self.closed_seq[block as usize]
+    pub fn closed_seq(&self, block: BlockId) -> u64 {
+        self.closed_seq[block.index()]
     }
 
     /// When the block was closed, in simulated ns.
     #[inline]
-    pub fn closed_ns(&self, block: u32) -> u64 {
-        self.closed_ns[block as usize]
+    pub fn closed_ns(&self, block: BlockId) -> u64 {
+        self.closed_ns[block.index()]
     }
 
     /// Valid pages a plane holds.
-    pub fn plane_valid(&self, plane: u32) -> u64 {
-        self.plane_valid[plane as usize]
+    pub fn plane_valid(&self, plane: PlaneId) -> u64 {
+        self.plane_valid[plane.index()]
     }
 
     /// Pages programmed into a plane so far (host and relocated).
-    pub fn plane_programs(&self, plane: u32) -> u64 {
-        self.plane_programs[plane as usize]
+    pub fn plane_programs(&self, plane: PlaneId) -> u64 {
+        self.plane_programs[plane.index()]
     }
 
     /// Free native pages of a plane: its free blocks plus the room left in
     /// its open host block.
-    pub fn free_pages(&self, plane: u32) -> u64 {
-        let ps = &self.planes[plane as usize];
+    pub fn free_pages(&self, plane: PlaneId) -> u64 {
+        let ps = &self.planes[plane.index()];
         let ppb = self.layout.pages_per_block as u64;
         let open = ps
             .host_open
-            .map_or(0, |b| ppb - self.written[b as usize] as u64);
+            .map_or(0, |b| ppb - self.written[b.index()] as u64);
         ps.free.len() as u64 * ppb + open
     }
 
@@ -250,12 +293,12 @@ impl Ftl {
 
     /// Whether the block runs in SLC mode (the SLC write cache).
     #[inline]
-    pub fn is_slc(&self, block: u32) -> bool {
-        block % self.layout.blocks_per_plane < self.slc_blocks_per_plane
+    pub fn is_slc(&self, block: BlockId) -> bool {
+        self.layout.block_in_plane(block) < self.slc_blocks_per_plane
     }
 
     #[inline]
-    pub fn block_capacity(&self, block: u32) -> u16 {
+    pub fn block_capacity(&self, block: BlockId) -> u16 {
         if self.is_slc(block) {
             self.slc_pages_per_block
         } else {
@@ -265,8 +308,8 @@ impl Ftl {
 
     /// Free native-mode blocks of a plane (SLC cache blocks not counted).
     #[inline]
-    pub fn free_blocks(&self, plane: u32) -> u32 {
-        self.planes[plane as usize].free.len() as u32
+    pub fn free_blocks(&self, plane: PlaneId) -> u32 {
+        self.planes[plane.index()].free.len() as u32
     }
 
     pub fn native_blocks_per_plane(&self) -> u32 {
@@ -274,16 +317,17 @@ impl Ftl {
     }
 
     /// Whether the plane's next host page goes to an SLC-mode block.
-    pub fn host_goes_to_slc(&self, plane: u32) -> bool {
-        let ps = &self.planes[plane as usize];
+    pub fn host_goes_to_slc(&self, plane: PlaneId) -> bool {
+        let ps = &self.planes[plane.index()];
         self.slc_blocks_per_plane > 0 && (ps.slc_open.is_some() || !ps.slc_free.is_empty())
     }
 
     /// Whether the host frontier of `plane` can take one more page.
-    pub fn can_write_host(&self, plane: u32) -> bool {
-        let ps = &self.planes[plane as usize];
-        let has_room =
-            |b: Option<u32>| b.is_some_and(|b| self.written[b as usize] < self.block_capacity(b));
+    pub fn can_write_host(&self, plane: PlaneId) -> bool {
+        let ps = &self.planes[plane.index()];
+        let has_room = |b: Option<BlockId>| {
+            b.is_some_and(|b| self.written[b.index()] < self.block_capacity(b))
+        };
         has_room(ps.slc_open)
             || !ps.slc_free.is_empty()
             || has_room(ps.host_open)
@@ -291,13 +335,13 @@ impl Ftl {
     }
 
     /// The oldest full SLC-mode block of a plane, if any (the next to fold).
-    pub fn fold_candidate(&self, plane: u32) -> Option<u32> {
-        self.planes[plane as usize].slc_full.front().copied()
+    pub fn fold_candidate(&self, plane: PlaneId) -> Option<BlockId> {
+        self.planes[plane.index()].slc_full.front().copied()
     }
 
     /// Whether the plane's SLC cache has no free block left.
-    pub fn slc_used_blocks(&self, plane: u32) -> u32 {
-        self.slc_blocks_per_plane - self.planes[plane as usize].slc_free.len() as u32
+    pub fn slc_used_blocks(&self, plane: PlaneId) -> u32 {
+        self.slc_blocks_per_plane - self.planes[plane.index()].slc_free.len() as u32
     }
 
     pub fn has_slc(&self) -> bool {
@@ -309,22 +353,23 @@ impl Ftl {
     /// Takes the next page of `plane` for `stream`, opening a block when needed.
     /// Returns None when the host may not take a new block (reserve reached).
     /// The page is pending until `commit` or `commit_relocated`.
-    pub fn alloc_page(&mut self, plane: u32, stream: Stream) -> Option<u32> {
+    pub fn alloc_page(&mut self, plane: PlaneId, stream: Stream) -> Option<Ppn> {
         let block = self.frontier(plane, stream)?;
-        let ppb = self.layout.pages_per_block;
-        let ppa = block * ppb + self.written[block as usize] as u32;
-        self.written[block as usize] += 1;
-        self.pending[block as usize] += 1;
-        self.plane_programs[plane as usize] += 1;
-        if self.written[block as usize] == self.block_capacity(block) {
+        let ppa = self
+            .layout
+            .page_of_block(block, self.written[block.index()] as u32);
+        self.written[block.index()] += 1;
+        self.pending[block.index()] += 1;
+        self.plane_programs[plane.index()] += 1;
+        if self.written[block.index()] == self.block_capacity(block) {
             self.close_frontier(plane, block);
         }
         Some(ppa)
     }
 
-    fn frontier(&mut self, plane: u32, stream: Stream) -> Option<u32> {
+    fn frontier(&mut self, plane: PlaneId, stream: Stream) -> Option<BlockId> {
         let reserve = self.host_reserve_blocks;
-        let ps = &mut self.planes[plane as usize];
+        let ps = &mut self.planes[plane.index()];
         if stream == Stream::Host && self.slc_blocks_per_plane > 0 {
             if let Some(b) = ps.slc_open {
                 return Some(b);
@@ -333,7 +378,7 @@ impl Ftl {
                 self.opened_blocks += 1;
                 self.total_free_blocks -= 1;
                 ps.slc_open = Some(b);
-                self.state[b as usize] = BlockState::Open;
+                self.state[b.index()] = BlockState::Open;
                 return Some(b);
             }
         }
@@ -351,25 +396,25 @@ impl Ftl {
         self.opened_blocks += 1;
         self.total_free_blocks -= 1;
         *open = Some(b);
-        self.state[b as usize] = BlockState::Open;
+        self.state[b.index()] = BlockState::Open;
         Some(b)
     }
 
-    fn close_frontier(&mut self, plane: u32, block: u32) {
-        let ps = &mut self.planes[plane as usize];
+    fn close_frontier(&mut self, plane: PlaneId, block: BlockId) {
+        let ps = &mut self.planes[plane.index()];
         for slot in [&mut ps.host_open, &mut ps.gc_open, &mut ps.slc_open] {
             if *slot == Some(block) {
                 *slot = None;
             }
         }
-        self.closed_seq[block as usize] = self.seq;
-        self.closed_ns[block as usize] = self.now;
+        self.closed_seq[block.index()] = self.seq;
+        self.closed_ns[block.index()] = self.now;
         self.settle(block);
     }
 
     /// A written-out block with no program in flight becomes a candidate.
-    fn settle(&mut self, block: u32) {
-        let b = block as usize;
+    fn settle(&mut self, block: BlockId) {
+        let b = block.index();
         if self.state[b] != BlockState::Open
             || self.pending[b] != 0
             || self.written[b] != self.block_capacity(block)
@@ -379,7 +424,7 @@ impl Ftl {
         if self.is_slc(block) {
             self.state[b] = BlockState::Full;
             let plane = self.layout.plane_of_block(block);
-            self.planes[plane as usize].slc_full.push_back(block);
+            self.planes[plane.index()].slc_full.push_back(block);
         } else {
             self.state[b] = BlockState::Full;
             self.bucket_insert(block);
@@ -390,51 +435,50 @@ impl Ftl {
 
     /// Host data of `lpa` (at `version`) now sits at `ppa`: map it, invalidate
     /// the previous copy.
-    pub fn commit(&mut self, lpa: u32, ppa: u32, version: u32) {
-        let old = self.fwd.get(lpa);
-        if old != NONE {
+    pub fn commit(&mut self, lpa: Lpn, ppa: Ppn, version: u32) {
+        if let Some(old) = self.fwd.get(lpa) {
             self.invalidate(old);
         }
         self.map(lpa, ppa);
         if let Some(ig) = &mut self.integrity {
-            ig.page_tag[ppa as usize] = tag(lpa, version);
+            ig.page_tag[ppa.index()] = tag(lpa, version);
         }
         self.counters.host_pages_written += 1;
         self.seq += 1;
         let block = self.layout.block_of(ppa);
-        self.pending[block as usize] -= 1;
+        self.pending[block.index()] -= 1;
         self.settle(block);
     }
 
     /// A program that was allocated but whose data is no longer wanted (an
     /// unmapped or superseded page): the page is written but holds nothing.
-    pub fn commit_stale(&mut self, ppa: u32) {
+    pub fn commit_stale(&mut self, ppa: Ppn) {
         let block = self.layout.block_of(ppa);
-        self.pending[block as usize] -= 1;
+        self.pending[block.index()] -= 1;
         self.settle(block);
     }
 
-    fn map(&mut self, lpa: u32, ppa: u32) {
+    fn map(&mut self, lpa: Lpn, ppa: Ppn) {
         self.fwd.set(lpa, ppa);
         self.rev.set(ppa, lpa);
         let block = self.layout.block_of(ppa);
         self.bump_valid(block, 1);
     }
 
-    fn invalidate(&mut self, ppa: u32) {
-        self.rev.set(ppa, NONE);
+    fn invalidate(&mut self, ppa: Ppn) {
+        self.rev.clear(ppa);
         let block = self.layout.block_of(ppa);
         self.bump_valid(block, -1);
     }
 
-    fn bump_valid(&mut self, block: u32, delta: i32) {
-        let in_bucket = self.state[block as usize] == BlockState::Full && !self.is_slc(block);
+    fn bump_valid(&mut self, block: BlockId, delta: i32) {
+        let in_bucket = self.state[block.index()] == BlockState::Full && !self.is_slc(block);
         if in_bucket {
             self.bucket_remove(block);
         }
-        let v = &mut self.valid[block as usize];
+        let v = &mut self.valid[block.index()];
         *v = (*v as i32 + delta) as u16;
-        let pv = &mut self.plane_valid[self.layout.plane_of_block(block) as usize];
+        let pv = &mut self.plane_valid[self.layout.plane_of_block(block).index()];
         *pv = (*pv as i64 + delta as i64) as u64;
         if in_bucket {
             self.bucket_insert(block);
@@ -442,15 +486,14 @@ impl Ftl {
     }
 
     /// Unmaps a logical page (TRIM).
-    pub fn trim(&mut self, lpa: u32) {
-        let old = self.fwd.get(lpa);
-        if old != NONE {
+    pub fn trim(&mut self, lpa: Lpn) {
+        if let Some(old) = self.fwd.get(lpa) {
             self.invalidate(old);
-            self.fwd.set(lpa, NONE);
+            self.fwd.clear(lpa);
             self.counters.trims += 1;
         }
         if let Some(ig) = &mut self.integrity {
-            ig.expected[lpa as usize] = ig.expected[lpa as usize].wrapping_add(1);
+            ig.expected[lpa.index()] = ig.expected[lpa.index()].wrapping_add(1);
         }
     }
 

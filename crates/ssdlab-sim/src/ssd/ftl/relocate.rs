@@ -1,51 +1,50 @@
 //! Garbage-collection steps: relocating a victim's valid pages to the GC
 //! frontier and erasing it back into its free pool.
 
-use super::{BlockState, Ftl, Stream, NONE};
+use super::{BlockState, Ftl, Stream};
+use crate::ssd::ids::{BlockId, PlaneId};
 
 impl Ftl {
     /// Moves every valid page of `victim` to the GC frontier of its plane and
     /// marks it a victim awaiting erase. Returns the number of pages moved.
     /// The caller checks `can_relocate` first.
-    pub fn relocate(&mut self, victim: u32) -> u32 {
+    pub fn relocate(&mut self, victim: BlockId) -> u32 {
         let slc = self.is_slc(victim);
         if slc {
             let plane = self.layout.plane_of_block(victim);
-            let q = &mut self.planes[plane as usize].slc_full;
+            let q = &mut self.planes[plane.index()].slc_full;
             if let Some(pos) = q.iter().position(|&b| b == victim) {
                 q.remove(pos);
             }
-        } else if self.state[victim as usize] == BlockState::Full {
+        } else if self.state[victim.index()] == BlockState::Full {
             self.bucket_remove(victim);
         }
-        self.state[victim as usize] = BlockState::Victim;
+        self.state[victim.index()] = BlockState::Victim;
         let plane = self.layout.plane_of_block(victim);
-        let ppb = self.layout.pages_per_block;
-        let first = victim * ppb;
         let mut moved = 0;
-        for ppa in first..first + self.written[victim as usize] as u32 {
-            let lpa = self.rev.get(ppa);
-            if lpa == NONE {
+        for offset in 0..self.written[victim.index()] as u32 {
+            let ppa = self.layout.page_of_block(victim, offset);
+            let Some(lpa) = self.rev.get(ppa) else {
                 continue;
-            }
+            };
             let dst = self
                 .alloc_page(plane, Stream::Gc)
                 .expect("GC destination: caller checked can_relocate");
-            self.rev.set(ppa, NONE);
+            self.rev.clear(ppa);
             self.fwd.set(lpa, dst);
             self.rev.set(dst, lpa);
             let dst_block = self.layout.block_of(dst);
             self.bump_valid(dst_block, 1);
-            self.pending[dst_block as usize] -= 1;
+            self.pending[dst_block.index()] -= 1;
             self.settle(dst_block);
             if let Some(ig) = &mut self.integrity {
-                ig.page_tag[dst as usize] = ig.page_tag[ppa as usize];
+                ig.page_tag[dst.index()] = ig.page_tag[ppa.index()];
             }
             moved += 1;
         }
         // The moved pages were counted again at their destination (same plane).
-        self.plane_valid[plane as usize] -= moved as u64;
-        self.valid[victim as usize] = 0;
+        self.plane_valid[plane.index()] -= moved as u64;
+        self.valid[victim.index()] = 0;
         if slc {
             self.counters.fold_pages_moved += moved as u64;
             self.counters.folds += 1;
@@ -60,18 +59,18 @@ impl Ftl {
     }
 
     /// Whether the GC frontier of the plane has room for `pages` more pages.
-    pub fn can_relocate(&self, plane: u32, pages: u32) -> bool {
-        let ps = &self.planes[plane as usize];
+    pub fn can_relocate(&self, plane: PlaneId, pages: u32) -> bool {
+        let ps = &self.planes[plane.index()];
         let ppb = self.layout.pages_per_block;
         let open_room = ps
             .gc_open
-            .map_or(0, |b| ppb - self.written[b as usize] as u32);
+            .map_or(0, |b| ppb - self.written[b.index()] as u32);
         open_room + ps.free.len() as u32 * ppb >= pages
     }
 
     /// Erases a collected victim and returns it to its free pool.
-    pub fn erase(&mut self, victim: u32) {
-        let b = victim as usize;
+    pub fn erase(&mut self, victim: BlockId) {
+        let b = victim.index();
         debug_assert_eq!(self.state[b], BlockState::Victim);
         self.written[b] = 0;
         self.valid[b] = 0;
@@ -81,7 +80,7 @@ impl Ftl {
         self.counters.erases += 1;
         let plane = self.layout.plane_of_block(victim);
         let slc = self.is_slc(victim);
-        let ps = &mut self.planes[plane as usize];
+        let ps = &mut self.planes[plane.index()];
         if slc {
             ps.slc_free.push_back(victim);
         } else {

@@ -4,6 +4,7 @@
 
 use super::GcPolicy;
 use crate::ssd::ftl::Ftl;
+use crate::ssd::ids::{BlockId, PlaneId};
 use rand_chacha::ChaCha8Rng;
 
 pub struct CostBenefit;
@@ -13,15 +14,20 @@ impl GcPolicy for CostBenefit {
         "cost-benefit"
     }
 
-    fn select_victim(&mut self, ftl: &Ftl, plane: u32, _rng: &mut ChaCha8Rng) -> Option<u32> {
-        let ppb = ftl.layout.pages_per_block as f64;
-        let mut best: Option<(f64, u32)> = None;
+    fn select_victim(
+        &mut self,
+        ftl: &Ftl,
+        plane: PlaneId,
+        _rng: &mut ChaCha8Rng,
+    ) -> Option<BlockId> {
+        let ppb = ftl.layout().pages_per_block as f64;
+        let mut best: Option<(f64, BlockId)> = None;
         for b in ftl.candidates(plane) {
             let u = ftl.valid(b) as f64 / ppb;
             if u == 0.0 {
                 return Some(b);
             }
-            let age = (ftl.seq - ftl.closed_seq(b)) as f64 + 1.0;
+            let age = (ftl.seq() - ftl.closed_seq(b)) as f64 + 1.0;
             let score = (1.0 - u) * age / (2.0 * u);
             // Strictly greater: the first (fewest valid) wins ties.
             if best.is_none_or(|(s, _)| score > s) {

@@ -3,6 +3,7 @@
 
 use super::GcPolicy;
 use crate::ssd::ftl::Ftl;
+use crate::ssd::ids::{BlockId, PlaneId};
 use rand_chacha::ChaCha8Rng;
 
 pub struct Fifo;
@@ -12,7 +13,12 @@ impl GcPolicy for Fifo {
         "fifo"
     }
 
-    fn select_victim(&mut self, ftl: &Ftl, plane: u32, _rng: &mut ChaCha8Rng) -> Option<u32> {
+    fn select_victim(
+        &mut self,
+        ftl: &Ftl,
+        plane: PlaneId,
+        _rng: &mut ChaCha8Rng,
+    ) -> Option<BlockId> {
         ftl.candidates(plane).min_by_key(|&b| ftl.closed_seq(b))
     }
 }

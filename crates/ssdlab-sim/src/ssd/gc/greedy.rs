@@ -4,6 +4,7 @@
 
 use super::GcPolicy;
 use crate::ssd::ftl::Ftl;
+use crate::ssd::ids::{BlockId, PlaneId};
 use rand_chacha::ChaCha8Rng;
 
 pub struct Greedy;
@@ -13,7 +14,12 @@ impl GcPolicy for Greedy {
         "greedy"
     }
 
-    fn select_victim(&mut self, ftl: &Ftl, plane: u32, _rng: &mut ChaCha8Rng) -> Option<u32> {
+    fn select_victim(
+        &mut self,
+        ftl: &Ftl,
+        plane: PlaneId,
+        _rng: &mut ChaCha8Rng,
+    ) -> Option<BlockId> {
         let first = ftl.candidates(plane).next()?;
         let v = ftl.valid(first);
         ftl.bucket(plane, v).min_by_key(|&b| ftl.erase_count(b))

@@ -12,16 +12,18 @@ pub mod trigger;
 use super::config::choice::{Choice, Entry, Registry};
 use super::config::SsdConfig;
 use super::ftl::Ftl;
+use crate::ssd::ids::{BlockId, PlaneId};
 use rand_chacha::ChaCha8Rng;
 
 pub trait GcPolicy: Send {
     fn name(&self) -> &'static str;
     /// Picks a victim among `ftl.candidates(plane)` (settled full blocks with
     /// at least one invalid page), or None when there is none.
-    fn select_victim(&mut self, ftl: &Ftl, plane: u32, rng: &mut ChaCha8Rng) -> Option<u32>;
+    fn select_victim(&mut self, ftl: &Ftl, plane: PlaneId, rng: &mut ChaCha8Rng)
+        -> Option<BlockId>;
     /// How much the policy wants `block` collected, to compare victims of
     /// different planes (the global-order variant): fewer valid pages first.
-    fn score(&self, ftl: &Ftl, block: u32) -> f64 {
+    fn score(&self, ftl: &Ftl, block: BlockId) -> f64 {
         -(ftl.valid(block) as f64)
     }
 }

@@ -14,6 +14,7 @@
 use super::GcPolicy;
 use crate::ssd::config::SsdConfig;
 use crate::ssd::ftl::Ftl;
+use crate::ssd::ids::{BlockId, PlaneId};
 use rand_chacha::ChaCha8Rng;
 
 pub struct Prioritized {
@@ -34,12 +35,12 @@ impl Prioritized {
         }
     }
 
-    fn prio(&self, ftl: &Ftl, b: u32) -> f64 {
+    fn prio(&self, ftl: &Ftl, b: BlockId) -> f64 {
         let np = ftl.block_capacity(b) as f64;
         let valid = ftl.valid(b) as f64;
         let invalid = np - valid;
         let cost = valid * self.copy_ns + self.erase_ns;
-        let age_ns = ftl.now.saturating_sub(ftl.closed_ns(b)).max(1) as f64;
+        let age_ns = ftl.now().saturating_sub(ftl.closed_ns(b)).max(1) as f64;
         let hot = (invalid / age_ns * self.hot_horizon_ns / np).min(1.0);
         invalid / cost / (1.0 + self.lambda * hot)
     }
@@ -50,14 +51,19 @@ impl GcPolicy for Prioritized {
         "prioritized"
     }
 
-    fn score(&self, ftl: &Ftl, block: u32) -> f64 {
+    fn score(&self, ftl: &Ftl, block: BlockId) -> f64 {
         self.prio(ftl, block)
     }
 
-    fn select_victim(&mut self, ftl: &Ftl, plane: u32, _rng: &mut ChaCha8Rng) -> Option<u32> {
-        let key = |b: u32| (ftl.closed_ns(b), ftl.erase_count(b));
+    fn select_victim(
+        &mut self,
+        ftl: &Ftl,
+        plane: PlaneId,
+        _rng: &mut ChaCha8Rng,
+    ) -> Option<BlockId> {
+        let key = |b: BlockId| (ftl.closed_ns(b), ftl.erase_count(b));
         ftl.candidates(plane)
-            .fold(None, |best: Option<(f64, u32)>, b| {
+            .fold(None, |best: Option<(f64, BlockId)>, b| {
                 let p = self.prio(ftl, b);
                 match best {
                     Some((bp, bb)) if bp > p || (bp == p && key(bb) <= key(b)) => Some((bp, bb)),

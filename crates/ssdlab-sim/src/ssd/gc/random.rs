@@ -2,6 +2,7 @@
 
 use super::GcPolicy;
 use crate::ssd::ftl::Ftl;
+use crate::ssd::ids::{BlockId, PlaneId};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -12,7 +13,12 @@ impl GcPolicy for Random {
         "random"
     }
 
-    fn select_victim(&mut self, ftl: &Ftl, plane: u32, rng: &mut ChaCha8Rng) -> Option<u32> {
+    fn select_victim(
+        &mut self,
+        ftl: &Ftl,
+        plane: PlaneId,
+        rng: &mut ChaCha8Rng,
+    ) -> Option<BlockId> {
         let n = ftl.candidates(plane).count();
         if n == 0 {
             return None;

@@ -34,7 +34,7 @@ impl GcTrigger for Eager70 {
     }
 
     fn due(&mut self, c: &TriggerCtx) -> bool {
-        let l = &c.ftl.layout;
+        let l = c.ftl.layout();
         let plane_pages = (c.ftl.native_blocks_per_plane() * l.pages_per_block) as f64;
         let valid = c.ftl.plane_valid(c.plane);
         if (valid as f64) <= USED_LINE * plane_pages {
@@ -42,7 +42,7 @@ impl GcTrigger for Eager70 {
             return used >= USED_LINE;
         }
         let free = c.ftl.free_blocks(c.plane) as f64 / c.ftl.native_blocks_per_plane() as f64;
-        let flag = &mut self.collecting[c.plane as usize];
+        let flag = &mut self.collecting[c.plane.index()];
         if free < GUARD_START {
             *flag = true;
         } else if free >= GUARD_STOP {

@@ -15,7 +15,7 @@ use crate::ssd::ftl::Ftl;
 /// What a trigger sees when asked about one plane.
 pub struct TriggerCtx<'a> {
     pub ftl: &'a Ftl,
-    pub plane: u32,
+    pub plane: crate::ssd::ids::PlaneId,
     pub now: Ns,
     /// Free blocks below which the threshold rule collects.
     pub soft_blocks: u32,

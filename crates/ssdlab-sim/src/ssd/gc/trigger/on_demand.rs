@@ -50,7 +50,7 @@ impl OnDemand {
     /// Folds every window that ended before `now` into the EWMA.
     fn write_rate(&mut self, c: &TriggerCtx) -> f64 {
         let (w, a) = (self.p.window_ns, self.p.ewma_weight);
-        let r = &mut self.rate[c.plane as usize];
+        let r = &mut self.rate[c.plane.index()];
         let programs = c.ftl.plane_programs(c.plane);
         if !r.started || c.now < r.window_start {
             // First look (or time restarted): programs so far are history.
@@ -80,13 +80,13 @@ impl GcTrigger for OnDemand {
     }
 
     fn due(&mut self, c: &TriggerCtx) -> bool {
-        let ppb = c.ftl.layout.pages_per_block as u64;
+        let ppb = c.ftl.layout().pages_per_block as u64;
         let rate = self.write_rate(c);
         let expected = (rate * self.p.horizon_ns as f64 / 1e9).ceil() as u64;
         let need = (self.p.r_min_blocks as u64 * ppb).max(expected);
-        let reserve = c.ftl.host_reserve_blocks as u64 * ppb;
+        let reserve = c.ftl.host_reserve_blocks() as u64 * ppb;
         let free = c.ftl.free_pages(c.plane).saturating_sub(reserve);
-        let collecting = &mut self.collecting[c.plane as usize];
+        let collecting = &mut self.collecting[c.plane.index()];
         if free >= need {
             *collecting = false;
             return false;
