@@ -8,7 +8,9 @@ pub mod allocate;
 pub mod analysis;
 pub mod demand;
 pub mod edf;
+pub mod generate;
 pub mod platform;
+pub mod ratio;
 pub mod taskset;
 pub mod tbs;
 
