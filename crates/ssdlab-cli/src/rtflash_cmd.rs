@@ -136,7 +136,7 @@ fn print_clusters(clusters: &[ClusterReport]) {
 
 fn print_tasks(tasks: &[TaskReport]) {
     println!(
-        "{:<10} {:<8} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}  meets",
+        "{:<10} {:<8} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}  WCL ≤ D",
         "task", "chips", "deadline", "demand", "own I/O", "other I/O", "GC", "blocking", "WCL",
     );
     for t in tasks {
@@ -172,7 +172,7 @@ fn print_tasks(tasks: &[TaskReport]) {
             gc,
             b,
             wcl,
-            if t.meets_deadline { "yes" } else { "NO" }
+            if t.within_deadline { "yes" } else { "NO" }
         );
     }
 }

@@ -37,7 +37,7 @@ fn analyze_json(file: &str, approach: &str) -> serde_json::Value {
 }
 
 #[test]
-fn case_study_meets_deadlines_only_under_clustering() {
+fn case_study_within_deadlines_only_under_clustering() {
     let file = case_study();
     for (approach, schedulable) in [
         ("clustering", true),

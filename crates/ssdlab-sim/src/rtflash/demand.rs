@@ -1,6 +1,7 @@
 //! Worst-case GC cost and per-chip job demand of a cluster (our
-//! reconstruction of the clustering framework's cost model, "Real-time
-//! flash storage", DAC 2021; docs/rt-flash.md, "Demand with GC").
+//! reconstruction of the cost model of Kim et al., "Dynamic Chip
+//! Clustering and Task Allocation for Real-time Flash", DAC 2021;
+//! docs/rt-flash.md, "Demand with GC").
 //!
 //! A cluster of `n` chips holds its tasks' footprints and its share
 //! `⌈S_NRT·n/m⌉` of the NRT region, striped page by page. With greedy

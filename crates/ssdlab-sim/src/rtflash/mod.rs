@@ -1,5 +1,5 @@
-//! Real-time flash analysis after "Real-time flash storage" (DAC 2021, the
-//! clustering framework): dynamic chip clustering, Clustering-BFD task
+//! Real-time flash analysis after Kim et al., "Dynamic Chip Clustering and
+//! Task Allocation for Real-time Flash" (DAC 2021): dynamic chip clustering, Clustering-BFD task
 //! allocation and a Total Bandwidth Server (Spuri and Buttazzo) for the
 //! non-real-time load. The model and every reconstruction choice are in
 //! docs/rt-flash.md.

@@ -2,8 +2,8 @@
 //! running one flash operation at a time, non-preemptively, with
 //! `blocks_per_chip` blocks of `pages_per_block` pages, `reserved_blocks`
 //! of them kept free for GC. Defaults follow the evaluation section of
-//! "Real-time flash storage" (DAC 2021, the clustering framework); the
-//! values the paper does not give are choices of ours (docs/rt-flash.md).
+//! Kim et al., "Dynamic Chip Clustering and Task Allocation for Real-time
+//! Flash" (DAC 2021); the values the paper does not give are choices of ours (docs/rt-flash.md).
 
 use crate::engine::Ns;
 use crate::ssd::config::SsdConfig;

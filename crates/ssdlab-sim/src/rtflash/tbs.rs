@@ -1,8 +1,8 @@
 //! The Total Bandwidth Server (Spuri and Buttazzo, "Efficient aperiodic
 //! service under earliest deadline scheduling", RTSS 1994; "Scheduling
 //! aperiodic tasks in dynamic priority systems", Real-Time Systems 1996)
-//! as the clustering framework uses it for NRT requests ("Real-time flash
-//! storage", DAC 2021): each cluster gets the bandwidth its RT tasks and
+//! as Kim et al. use it for NRT requests ("Dynamic Chip Clustering and
+//! Task Allocation for Real-time Flash", DAC 2021): each cluster gets the bandwidth its RT tasks and
 //! the blocking margin leave, and NRT sub-jobs get EDF deadlines paced at
 //! that bandwidth. Integer arithmetic; bandwidth in parts per million.
 

@@ -1,4 +1,4 @@
-//! Clustering-BFD ("Real-time flash storage", DAC 2021, the clustering
+//! Clustering-BFD (Kim et al., "Dynamic Chip Clustering and Task Allocation for
 //! framework): best-fit-decreasing bin packing whose bins, the clusters,
 //! are created and resized while packing. Tasks go densest first (density
 //! alone on one chip); each goes, in this order of preference:

@@ -1,8 +1,8 @@
 //! Full isolation: every cluster is one chip and a task never spans chips;
 //! tasks are packed best-fit decreasing (densest first, into the chip left
 //! with the least slack that still passes), a new chip opened when none
-//! does (the baseline "Full-Isolation" of "Real-time flash storage", DAC
-//! 2021). A task that passes on no chip still gets a chip of its own while
+//! does (the baseline "Full-Isolation" of Kim et al., "Dynamic Chip
+//! Clustering and Task Allocation for Real-time Flash", DAC 2021). A task that passes on no chip still gets a chip of its own while
 //! chips are free, so that its worst-case latency can be reported.
 
 use super::{by_isolated_density, Group, Plan};

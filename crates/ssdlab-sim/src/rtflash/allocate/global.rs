@@ -1,6 +1,7 @@
 //! Global (shared): one cluster of all chips holding every task, the way
 //! an ordinary SSD stripes every request over all its chips (the baseline
-//! "Global" of "Real-time flash storage", DAC 2021).
+//! "Global" of Kim et al., "Dynamic Chip Clustering and Task Allocation
+//! for Real-time Flash", DAC 2021).
 
 use super::{layout_failure, Group, Plan};
 use crate::rtflash::taskset::TaskSet;

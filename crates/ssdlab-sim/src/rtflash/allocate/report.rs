@@ -57,7 +57,8 @@ pub struct TaskReport {
     /// The cluster's busy period; None when it does not end.
     pub worst_case_latency_ns: Option<Ns>,
     pub breakdown: Option<LatencyBreakdown>,
-    pub meets_deadline: bool,
+    /// The busy-period bound is at most the deadline (looser than EDF-NP).
+    pub within_deadline: bool,
 }
 
 /// A worst-case latency in its parts; they add up to it.
@@ -115,7 +116,7 @@ fn unplaced(t: &RtTask) -> TaskReport {
         demand: None,
         worst_case_latency_ns: None,
         breakdown: None,
-        meets_deadline: false,
+        within_deadline: false,
     }
 }
 
@@ -139,7 +140,7 @@ impl View<'_> {
             demand,
             worst_case_latency_ns: bp,
             breakdown: bp.map(|bp| breakdown(&self.check.demands, self.streams, pos, bp, b)),
-            meets_deadline: bp.is_some_and(|bp| bp <= task.deadline_ns),
+            within_deadline: bp.is_some_and(|bp| bp <= task.deadline_ns),
             ..unplaced(task)
         }
     }

@@ -51,10 +51,10 @@ fn case_study_verdicts() {
     assert!(c.schedulable, "{:?}", c.reason);
     let layout: Vec<_> = c.clusters.iter().map(|k| k.tasks.clone()).collect();
     assert_eq!(layout, [["big1", "small1"], ["big2", "small2"]]);
-    assert!(c.tasks.iter().all(|t| t.meets_deadline));
+    assert!(c.tasks.iter().all(|t| t.within_deadline));
     let g = run(&ts, "global");
     assert!(!g.schedulable);
-    assert!(g.tasks.iter().all(|t| !t.meets_deadline));
+    assert!(g.tasks.iter().all(|t| !t.within_deadline));
     let f = run(&ts, "full-isolation");
     assert!(!f.schedulable);
     assert!(f.reason.unwrap().contains("task 'big1' alone on one chip"));
