@@ -7,6 +7,7 @@ mod output;
 mod presets_cmd;
 mod replay_cmd;
 mod reproduce_cmd;
+mod rtflash_cmd;
 mod run_cmd;
 mod schedulers_cmd;
 mod trace_cmd;
@@ -41,6 +42,9 @@ enum Command {
     /// Reproduce a study: runs its grid in parallel (cached, resumable) and
     /// writes results.csv, report.md, figures and report.html.
     Reproduce(reproduce_cmd::Args),
+    /// Real-time flash analysis: `rtflash analyze` allocates RT tasks to
+    /// clusters of flash chips and bounds their worst-case latency.
+    Rtflash(rtflash_cmd::Args),
     /// Choose K2's bound for an objective (O1/O2) from a study's results.csv.
     Tune(tune_cmd::Args),
     /// Measure simulator speed: precondition a device fully, then closed-loop
@@ -83,6 +87,7 @@ fn main() -> ExitCode {
         Command::Replay(a) => replay_cmd::run(a),
         Command::Trace(a) => trace_cmd::run(a),
         Command::Reproduce(a) => reproduce_cmd::run(a),
+        Command::Rtflash(a) => rtflash_cmd::run(a),
         Command::Tune(a) => tune_cmd::run(a),
         Command::Bench(a) => bench_cmd::run(a),
         Command::Validate(a) => validate_cmd::run(a),

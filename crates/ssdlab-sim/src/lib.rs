@@ -6,6 +6,7 @@ pub mod experiment;
 pub mod host;
 pub mod kernel;
 pub mod preset;
+pub mod rtflash;
 pub mod sched;
 pub mod ssd;
 mod toml_sections;

@@ -193,7 +193,13 @@ fn key_at_line(text: &str, line: usize) -> Option<String> {
     let mut table = "";
     for raw in text.lines().take(line.checked_sub(1)?) {
         if let Some(h) = raw.trim().strip_prefix('[') {
-            table = h.split(']').next().unwrap_or("").trim();
+            // `[[array]]` headers name the array's table as `[table]` does.
+            table = h
+                .trim_start_matches('[')
+                .split(']')
+                .next()
+                .unwrap_or("")
+                .trim();
         }
     }
     let raw = text.lines().nth(line - 1)?.trim();

@@ -1,0 +1,148 @@
+//! `ssdlab rtflash analyze`: the case study's verdicts per approach, bad
+//! task-set files (exit 2, `file:line: field`), stable JSON.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn ssdlab(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn case_study() -> String {
+    let p =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/rtflash/case-study.toml");
+    p.display().to_string()
+}
+
+fn temp_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ssdlab-rtflash-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn analyze_json(file: &str, approach: &str) -> serde_json::Value {
+    let (code, out, err) = ssdlab(&["rtflash", "analyze", file, "--approach", approach, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn case_study_within_deadlines_only_under_clustering() {
+    let file = case_study();
+    for (approach, schedulable) in [
+        ("clustering", true),
+        ("global", false),
+        ("full-isolation", false),
+    ] {
+        let v = analyze_json(&file, approach);
+        assert_eq!(v["schedulable"], schedulable, "{approach}: {v}");
+        let tasks = v["tasks"].as_array().unwrap();
+        assert_eq!(tasks.len(), 4);
+        let big1 = &tasks[0];
+        let wcl = big1["worst_case_latency_ns"].as_u64().unwrap();
+        let deadline = big1["deadline_ns"].as_u64().unwrap();
+        assert_eq!(
+            wcl <= deadline,
+            schedulable,
+            "{approach}: {wcl} vs {deadline}"
+        );
+    }
+    let c = analyze_json(&file, "clustering");
+    let chips: Vec<_> = c["clusters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["chips"].clone())
+        .collect();
+    assert_eq!(
+        serde_json::json!(chips),
+        serde_json::json!([[0, 1], [2, 3]])
+    );
+}
+
+#[test]
+fn text_output_names_the_verdict_and_is_deterministic() {
+    let file = case_study();
+    let (code, a, _) = ssdlab(&["rtflash", "analyze", &file]);
+    assert_eq!(code, 0);
+    assert!(a.contains("verdict: schedulable"), "{a}");
+    let (_, b, _) = ssdlab(&["rtflash", "analyze", &file]);
+    assert_eq!(a, b);
+    let (code, g, _) = ssdlab(&["rtflash", "analyze", &file, "--approach", "global"]);
+    assert_eq!(code, 0, "an unschedulable set is a result");
+    assert!(g.contains("verdict: unschedulable: task 'big1'"), "{g}");
+    let (_, j1, _) = ssdlab(&["rtflash", "analyze", &file, "--json"]);
+    let (_, j2, _) = ssdlab(&["rtflash", "analyze", &file, "--json"]);
+    assert_eq!(j1, j2);
+}
+
+const GOOD: &str = r#"[platform]
+chips = 4
+
+[[rt_task]]
+name = "a"
+period = "20ms"
+deadline = "15ms"
+write_pages = 8
+footprint = "64MiB"
+"#;
+
+#[test]
+fn bad_files_exit_2_with_file_line_and_field() {
+    let cases = [
+        (
+            "deadline.toml",
+            GOOD.replace("\"15ms\"", "\"25ms\""),
+            "7: rt_task[0].deadline:",
+        ),
+        (
+            "period.toml",
+            GOOD.replace("\"20ms\"", "\"0ms\""),
+            "6: rt_task[0].period:",
+        ),
+        (
+            "footprint.toml",
+            GOOD.replace("\"64MiB\"", "\"64GiB\""),
+            "9: rt_task[0].footprint:",
+        ),
+        (
+            "chips.toml",
+            GOOD.replace("chips = 4", "preset = \"seed004\"\nchips = 8"),
+            "3: platform.chips:",
+        ),
+        (
+            "unknown.toml",
+            GOOD.replace("write_pages = 8", "write_pages = 8\nprio = 1"),
+            "9: rt_task.prio:",
+        ),
+        (
+            "duration.toml",
+            GOOD.replace("\"20ms\"", "\"20 ms later\""),
+            "6: rt_task[0].period:",
+        ),
+    ];
+    for (name, text, want) in cases {
+        let path = temp_file(name, &text);
+        let p = path.display().to_string();
+        let (code, out, err) = ssdlab(&["rtflash", "analyze", &p]);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(out.is_empty(), "{name}: {out}");
+        assert!(
+            err.contains(&format!("{p}:{want}")),
+            "{name}: {err} lacks {want}"
+        );
+    }
+    let (code, _, err) = ssdlab(&["rtflash", "analyze", &case_study(), "--approach", "best"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown allocation approach 'best'"), "{err}");
+}

@@ -1,0 +1,19 @@
+//! Real-time flash analysis after Kim et al., "Dynamic Chip Clustering and
+//! Task Allocation for Real-time Flash" (DAC 2021): dynamic chip clustering, Clustering-BFD task
+//! allocation and a Total Bandwidth Server (Spuri and Buttazzo) for the
+//! non-real-time load. The model and every reconstruction choice are in
+//! docs/rt-flash.md.
+
+pub mod allocate;
+pub mod analysis;
+pub mod demand;
+pub mod edf;
+pub mod generate;
+pub mod platform;
+pub mod ratio;
+pub mod taskset;
+pub mod tbs;
+
+pub use allocate::{allocate, Allocation, ApproachChoice};
+pub use platform::Platform;
+pub use taskset::{AnalysisOptions, NrtArrival, NrtLoad, RtTask, TaskSet, TestKind};

@@ -1,0 +1,118 @@
+use super::*;
+
+const GOOD: &str = r#"
+[platform]
+chips = 4
+
+[[rt_task]]
+name = "a"
+period = "20ms"
+deadline = "15ms"
+read_pages = 4
+write_pages = 16
+footprint = "64MiB"
+
+[[rt_task]]
+name = "b"
+period = 50000000
+write_pages = 8
+footprint = 1000
+
+[nrt]
+footprint = "256MiB"
+arrival = 2000
+request_size = ["4KiB", "128KiB"]
+
+[analysis]
+test = "density"
+reserved_blocks = 3
+"#;
+
+fn errors(text: &str) -> String {
+    TaskSet::from_toml(text, "t.toml").unwrap_err().to_string()
+}
+
+#[test]
+fn a_good_file() {
+    let ts = TaskSet::from_toml(GOOD, "t.toml").unwrap();
+    assert_eq!(ts.platform.chips, 4);
+    assert_eq!(ts.platform.reserved_blocks, 3);
+    assert_eq!(ts.analysis.test, TestKind::Density);
+    let a = &ts.tasks[0];
+    assert_eq!((a.period_ns, a.deadline_ns), (20_000_000, 15_000_000));
+    assert_eq!(a.footprint_pages, 16_384);
+    let b = &ts.tasks[1];
+    assert_eq!(b.deadline_ns, b.period_ns);
+    assert_eq!((b.read_pages, b.write_pages), (0, 8));
+    let nrt = ts.nrt.unwrap();
+    assert_eq!(nrt.footprint_pages, 65_536);
+    assert_eq!(nrt.arrival, NrtArrival::Poisson { per_second: 2000.0 });
+    assert_eq!(
+        (nrt.min_request_bytes, nrt.max_request_bytes),
+        (4096, 131_072)
+    );
+}
+
+#[test]
+fn every_problem_is_reported_with_its_line() {
+    let bad = GOOD
+        .replace("deadline = \"15ms\"", "deadline = \"25ms\"")
+        .replace("period = 50000000", "period = 0")
+        .replace("footprint = 1000", "footprint = \"100GiB\"");
+    let e = errors(&bad);
+    assert!(e.contains("t.toml:8: rt_task[0].deadline: "), "{e}");
+    assert!(
+        e.contains("t.toml:15: rt_task[1].period: must be positive"),
+        "{e}"
+    );
+    assert!(e.contains("t.toml:17: rt_task[1].footprint: "), "{e}");
+    assert!(e.contains("larger than the platform"), "{e}");
+}
+
+#[test]
+fn unknown_keys_and_bad_values() {
+    let e = errors(&GOOD.replace("write_pages = 8", "write_pages = 8\ncolour = 1"));
+    assert!(
+        e.contains("t.toml:17: rt_task.colour: unknown field"),
+        "{e}"
+    );
+    let e = errors(&format!("{GOOD}\n[extra]\nx = 1\n"));
+    assert!(e.contains("extra: unknown key"), "{e}");
+    let e = errors(&GOOD.replace("\"20ms\"", "\"20 fortnights\""));
+    assert!(e.contains("t.toml:7: rt_task[0].period: "), "{e}");
+    let e = errors(&GOOD.replace("test = \"density\"", "test = \"rta\""));
+    assert!(e.contains("analysis.test: unknown test 'rta'"), "{e}");
+    let e = errors(&GOOD.replace("write_pages = 8", "write_pages = 0"));
+    assert!(
+        e.contains("rt_task[1].write_pages: a job reads and writes no page"),
+        "{e}"
+    );
+}
+
+#[test]
+fn presets_give_chips_and_refuse_more() {
+    let text = GOOD.replace("chips = 4", "preset = \"seed004\"\nchips = 2");
+    let ts = TaskSet::from_toml(&text, "t.toml").unwrap();
+    assert_eq!(ts.platform.chips, 2);
+    assert_eq!(ts.platform.preset.as_deref(), Some("seed004"));
+    let e = errors(&GOOD.replace("chips = 4", "preset = \"seed004\"\nchips = 9"));
+    assert!(
+        e.contains("t.toml:4: platform.chips: 9 chips asked for"),
+        "{e}"
+    );
+    let e = errors(&GOOD.replace("chips = 4", "preset = \"seed004\"\nerase_time = \"1ms\""));
+    assert!(
+        e.contains("platform.erase_time: give either a preset"),
+        "{e}"
+    );
+    let e = errors(&GOOD.replace("chips = 4", "preset = \"no-such\""));
+    assert!(e.contains("t.toml:3: platform.preset: "), "{e}");
+}
+
+#[test]
+fn syntax_errors_and_empty_files() {
+    assert!(errors("[[rt_task]\n").contains("t.toml:1: toml:"));
+    let ts = TaskSet::from_toml("", "t.toml").unwrap();
+    assert!(ts.tasks.is_empty());
+    assert_eq!(ts.platform, Platform::default());
+}
