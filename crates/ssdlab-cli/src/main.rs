@@ -8,6 +8,7 @@ mod presets_cmd;
 mod replay_cmd;
 mod reproduce_cmd;
 mod rtflash_cmd;
+mod rtflash_run;
 mod run_cmd;
 mod schedulers_cmd;
 mod trace_cmd;

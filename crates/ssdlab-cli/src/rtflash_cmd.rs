@@ -21,6 +21,10 @@ enum Command {
     /// task's worst-case latency breakdown and the verdict. An
     /// unschedulable set is a result (exit 0); a bad file exits 2.
     Analyze(AnalyzeArgs),
+    /// Simulate a task set on its allocation: RT jobs at their worst-case
+    /// rates, NRT through TBS or in the background; per task the deadline
+    /// misses and response times beside the analysis' bound.
+    Run(crate::rtflash_run::RunArgs),
 }
 
 #[derive(clap::Args)]
@@ -38,6 +42,7 @@ struct AnalyzeArgs {
 pub fn run(a: Args) -> Result<(), InputError> {
     match a.command {
         Command::Analyze(a) => analyze(a),
+        Command::Run(a) => crate::rtflash_run::run(a),
     }
 }
 

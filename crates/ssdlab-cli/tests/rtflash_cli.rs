@@ -146,3 +146,41 @@ fn bad_files_exit_2_with_file_line_and_field() {
     assert_eq!(code, 2);
     assert!(err.contains("unknown allocation approach 'best'"), "{err}");
 }
+
+fn run_json(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["rtflash", "run"];
+    all.extend_from_slice(args);
+    all.push("--json");
+    let (code, out, err) = ssdlab(&all);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn run_of_the_accepted_allocation_misses_nothing_and_stays_within_the_bound() {
+    let file = case_study();
+    let r = run_json(&[&file, "--duration", "3"]);
+    assert_eq!(r["schedulable"], true);
+    for t in r["tasks"].as_array().unwrap() {
+        assert_eq!(t["read_misses"], 0, "{t}");
+        assert_eq!(t["write_misses"], 0, "{t}");
+        assert!(t["jobs"].as_u64().unwrap() >= 25, "{t}");
+        let bound = t["worst_case_latency_ns"].as_u64().unwrap();
+        assert!(t["max_response_ns"].as_u64().unwrap() <= bound, "{t}");
+    }
+    assert!(r["nrt"]["mb_per_s"].as_f64().unwrap() > 0.0);
+    // Deterministic: the same run prints the same bytes.
+    let again = run_json(&[&file, "--duration", "3"]);
+    assert_eq!(r, again);
+}
+
+#[test]
+fn run_refuses_a_nonsense_duration_and_a_set_that_does_not_fit() {
+    let file = case_study();
+    let (code, _, err) = ssdlab(&["rtflash", "run", &file, "--duration", "0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--duration"), "{err}");
+    let (code, _, err) = ssdlab(&["rtflash", "run", &file, "--approach", "nosuch"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--approach"), "{err}");
+}

@@ -50,6 +50,20 @@ fn zero_blocks() {
 }
 
 #[test]
+fn channel_rate_that_overflows_is_an_error_not_a_panic() {
+    // Found by `numeric_values_never_panic`: the product of the two keys
+    // overflowed, and the device divided by the zero it wrapped to.
+    let mts = format!("channel_mts = {}", u64::MAX / 4);
+    let text = base().replacen("channel_mts = ", &format!("{mts}\n#"), 1);
+    let (line, field, msg) = err_of(&text);
+    assert_eq!(
+        (line, field.as_str()),
+        (line_of(&text, &mts), "timing.channel_mts")
+    );
+    assert!(msg.contains("bytes per µs"), "{msg}");
+}
+
+#[test]
 fn page_larger_than_block() {
     let text = base().replace("pages_per_block = 128", "block_size = 2048");
     let (line, field, msg) = err_of(&text);

@@ -11,6 +11,7 @@ pub mod edf;
 pub mod generate;
 pub mod platform;
 pub mod ratio;
+pub mod sim;
 pub mod taskset;
 pub mod tbs;
 

@@ -71,7 +71,7 @@ impl Platform {
             ));
         }
         let t = &cfg.timing;
-        let bytes_per_us = (t.channel_mts * t.channel_width_bits / 8).max(1);
+        let bytes_per_us = (t.channel_mts.saturating_mul(t.channel_width_bits) / 8).max(1);
         let page_size = u64::from(g.page_size);
         Ok(Platform {
             preset: Some(name.to_string()),

@@ -174,6 +174,18 @@ impl SsdConfig {
                 format!("{pages} physical pages exceed the 2^32 - 1 page limit"),
             );
         }
+        // The channel rate in bytes per µs must be a sane integer: at most
+        // 1 TB/s (a flash channel moves a few GB/s at most).
+        let rate = self
+            .timing
+            .channel_mts
+            .checked_mul(self.timing.channel_width_bits);
+        if rate.is_none_or(|r| r / 8 > 1_000_000) {
+            err(
+                "timing.channel_mts",
+                "channel_mts × channel_width_bits / 8 exceeds 1,000,000 bytes per µs".into(),
+            );
+        }
         if !self.timing.channel_width_bits.is_multiple_of(8) {
             err(
                 "timing.channel_width_bits",

@@ -299,7 +299,7 @@ impl SimSsd {
             .map(|s| (s.blocks_per_plane, s.bits_per_cell));
         let ftl = Ftl::new(layout.clone(), slc, reserve, check);
         let t = &cfg.timing;
-        let bytes_per_us = t.channel_mts * t.channel_width_bits / 8;
+        let bytes_per_us = (t.channel_mts.saturating_mul(t.channel_width_bits) / 8).max(1);
         let page_xfer_ns = (layout.page_size as u64 * 1000).div_ceil(bytes_per_us);
         let page_link_ns = (layout.page_size as u64 * 1000).div_ceil(cfg.controller.link_mbs);
         let dies = layout

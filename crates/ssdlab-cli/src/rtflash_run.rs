@@ -1,0 +1,173 @@
+//! `rtflash run`: simulates a real-time task set on its allocation (RT jobs
+//! at their worst-case rates, the NRT load in the background or through
+//! each cluster's TBS) and prints per task the jobs, deadline misses and
+//! response times next to the analysis' worst-case latency.
+
+use serde::Serialize;
+use ssdlab_sim::error::InputError;
+use ssdlab_sim::rtflash::allocate::{ApproachChoice, Approaches};
+use ssdlab_sim::rtflash::analysis::ms;
+use ssdlab_sim::rtflash::sim::{setup_from, simulate, NrtOutcome, NrtPolicy, TaskOutcome};
+use ssdlab_sim::rtflash::{allocate, TaskSet};
+use ssdlab_sim::ssd::config::choice::Registry;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// The task-set file.
+    tasks: PathBuf,
+    /// clustering (Clustering-BFD), global or full-isolation.
+    #[arg(long, default_value = "clustering")]
+    approach: String,
+    /// How clusters serve NRT work: through a Total Bandwidth Server, or
+    /// only when no RT operation is ready.
+    #[arg(long, value_enum, default_value = "tbs")]
+    nrt: NrtArg,
+    /// Simulated seconds of RT releases.
+    #[arg(long, default_value_t = 10.0)]
+    duration: f64,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+enum NrtArg {
+    Tbs,
+    Background,
+}
+
+/// One task: what the simulation saw and the analysis' bound.
+#[derive(Serialize)]
+struct TaskRow {
+    #[serde(flatten)]
+    observed: TaskOutcome,
+    deadline_ns: u64,
+    /// The analysis' worst-case latency (None: unbounded).
+    worst_case_latency_ns: Option<u64>,
+}
+
+#[derive(Serialize)]
+struct RunOutput {
+    approach: String,
+    nrt_service: NrtArg,
+    schedulable: bool,
+    reason: Option<String>,
+    duration_ns: u64,
+    tasks: Vec<TaskRow>,
+    nrt: Option<NrtOutcome>,
+    gc_rounds: u64,
+    gc_copied_pages: u64,
+}
+
+pub fn run(a: RunArgs) -> Result<(), InputError> {
+    let approach = ApproachChoice::parse(&a.approach).map_err(|m| {
+        InputError::invalid(
+            "--approach",
+            format!("{m}; {}", Approaches::names().join(", ")),
+        )
+    })?;
+    if !(a.duration > 0.0 && a.duration <= 100_000.0) {
+        return Err(InputError::invalid(
+            "--duration",
+            format!("{} s is outside (0, 100000]", a.duration),
+        ));
+    }
+    let file = a.tasks.display().to_string();
+    let ts = TaskSet::load(&file)?;
+    let alloc = allocate(&ts, approach);
+    let policy = match a.nrt {
+        NrtArg::Tbs => NrtPolicy::Tbs,
+        NrtArg::Background => NrtPolicy::Background,
+    };
+    let duration_ns = (a.duration * 1e9).round() as u64;
+    let setup = setup_from(&ts, &alloc, policy, duration_ns, a.seed)
+        .map_err(|m| InputError::invalid(file.clone(), m))?;
+    let report = simulate(&setup).map_err(|e| InputError::invalid(file.clone(), e.to_string()))?;
+    let tasks = report
+        .tasks
+        .into_iter()
+        .zip(&alloc.tasks)
+        .map(|(observed, t)| TaskRow {
+            observed,
+            deadline_ns: t.deadline_ns,
+            worst_case_latency_ns: t.worst_case_latency_ns,
+        })
+        .collect();
+    let out = RunOutput {
+        approach: alloc.approach.clone(),
+        nrt_service: a.nrt,
+        schedulable: alloc.schedulable,
+        reason: alloc.reason.clone(),
+        duration_ns,
+        tasks,
+        nrt: report.nrt,
+        gc_rounds: report.gc_rounds,
+        gc_copied_pages: report.gc_copied_pages,
+    };
+    if a.json {
+        return crate::print_json(&out);
+    }
+    print_text(&file, &out);
+    Ok(())
+}
+
+fn print_text(file: &str, o: &RunOutput) {
+    let service = match o.nrt_service {
+        NrtArg::Tbs => "TBS",
+        NrtArg::Background => "background",
+    };
+    println!("task set: {file}");
+    println!(
+        "approach: {}, NRT served by {service}, {:.1} s simulated",
+        o.approach,
+        o.duration_ns as f64 / 1e9
+    );
+    match &o.reason {
+        None => println!("analysis: schedulable"),
+        Some(why) => println!("analysis: unschedulable: {why}"),
+    }
+    println!();
+    println!(
+        "{:<10} {:>6} {:>12} {:>12} {:>11} {:>11} {:>11} {:>11}",
+        "task",
+        "jobs",
+        "read misses",
+        "write misses",
+        "deadline",
+        "max resp",
+        "p99.9 resp",
+        "WCL bound"
+    );
+    for t in &o.tasks {
+        let r = &t.observed;
+        println!(
+            "{:<10} {:>6} {:>12} {:>12} {:>11} {:>11} {:>11} {:>11}",
+            r.name,
+            r.jobs,
+            format!("{}/{}", r.read_misses, r.read_requests),
+            format!("{}/{}", r.write_misses, r.write_requests),
+            ms(t.deadline_ns),
+            ms(r.max_response_ns),
+            ms(r.p999_response_ns),
+            t.worst_case_latency_ns.map_or("unbounded".into(), ms),
+        );
+    }
+    if let Some(n) = &o.nrt {
+        println!();
+        println!(
+            "NRT: {} requests, {:.0} IOPS, {:.2} MB/s, mean response {}",
+            n.requests,
+            n.iops,
+            n.mb_per_s,
+            ms(n.mean_response_ns)
+        );
+    }
+    println!(
+        "GC: {} rounds, {} pages copied",
+        o.gc_rounds, o.gc_copied_pages
+    );
+}

@@ -1,0 +1,484 @@
+//! The real-time flash simulation: periodic RT tasks and an NRT load on
+//! `chips` flash chips grouped into clusters. Each task's logical pages are
+//! striped page by page over its cluster's chips; NRT data over all chips.
+//! Every chip serves its ready flash operations earliest deadline first,
+//! one at a time and non-preemptively (`chip.rs`). A host write that finds
+//! its chip out of room collects on that chip first, in the writer's
+//! context: the GC copies and the erase are operations of the writing
+//! request, with its deadline (`space.rs`).
+//!
+//! RT jobs are released at their worst-case rate (every period, from their
+//! offset); each issues its reads and its writes at release, as one read
+//! and one write request with the job's absolute deadline. NRT requests are
+//! split per cluster; a cluster serves its part in the background (no
+//! deadline) or through a Total Bandwidth Server (a deadline of
+//! `max(arrival, previous deadline) + demand / bandwidth`, Spuri and
+//! Buttazzo).
+
+mod chip;
+mod load;
+mod report;
+mod setup;
+mod space;
+#[cfg(test)]
+mod tests;
+
+pub use report::{NrtOutcome, SimReport, TaskOutcome};
+pub use setup::{setup_from, NrtPolicy};
+pub use space::OutOfSpace;
+
+use super::platform::Platform;
+use super::taskset::{NrtArrival, NrtLoad};
+use super::tbs::TotalBandwidthServer;
+use crate::engine::{EventQueue, Ns};
+use chip::{ChipQueue, Op, OpKind};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use space::FlashSpace;
+
+/// An RT task as the simulation runs it.
+#[derive(Debug, Clone)]
+pub struct SimTask {
+    pub name: String,
+    pub period_ns: Ns,
+    pub deadline_ns: Ns,
+    pub offset_ns: Ns,
+    pub read_pages: u32,
+    pub write_pages: u32,
+    pub footprint_pages: u64,
+    /// Index into `SimSetup::clusters`.
+    pub cluster: usize,
+}
+
+/// How a cluster serves NRT work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NrtService {
+    /// Only when no operation with a deadline is ready.
+    Background,
+    /// A Total Bandwidth Server of this bandwidth (parts per million of
+    /// one chip's time).
+    Tbs { bandwidth_ppm: u64 },
+}
+
+/// A cluster: its chips and how it serves NRT work.
+#[derive(Debug, Clone)]
+pub struct SimCluster {
+    pub chips: Vec<u32>,
+    pub nrt: NrtService,
+    /// Worst-case cost of one GC round and the pages it frees (for the
+    /// server's demand of an NRT write).
+    pub gc_round_ns: Ns,
+    pub freed_pages_per_round: u64,
+}
+
+/// Everything one simulation needs.
+#[derive(Debug, Clone)]
+pub struct SimSetup {
+    pub platform: Platform,
+    pub tasks: Vec<SimTask>,
+    pub clusters: Vec<SimCluster>,
+    pub nrt: Option<NrtLoad>,
+    pub duration_ns: Ns,
+    pub seed: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    Release(usize),
+    NrtArrival,
+    ChipDone(u32),
+}
+
+/// Who a job is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Owner {
+    Task(usize),
+    Nrt,
+}
+
+/// An RT job or an NRT request: done when all its parts are.
+#[derive(Debug, Clone)]
+struct Job {
+    owner: Owner,
+    release: Ns,
+    pages: u64,
+    parts_left: u32,
+}
+
+/// A part of a job served under one deadline: an RT job's reads or its
+/// writes, or an NRT request's pages on one cluster.
+#[derive(Debug, Clone)]
+struct Part {
+    job: usize,
+    is_write: bool,
+    deadline: Option<Ns>,
+    ops_left: u32,
+}
+
+/// Simulates `setup`. An error when the data does not fit the chips.
+pub fn simulate(setup: &SimSetup) -> Result<SimReport, OutOfSpace> {
+    let mut sim = Sim::new(setup)?;
+    sim.run();
+    match sim.error.take() {
+        Some(e) => Err(e),
+        None => Ok(sim.report()),
+    }
+}
+
+struct Sim<'a> {
+    s: &'a SimSetup,
+    rng: ChaCha8Rng,
+    q: EventQueue<Event>,
+    chips: Vec<ChipQueue>,
+    space: FlashSpace,
+    /// First logical page of each task's region; the NRT region follows.
+    task_base: Vec<u64>,
+    nrt_base: u64,
+    cluster_of_chip: Vec<usize>,
+    /// Each cluster's server (None: background service).
+    servers: Vec<Option<TotalBandwidthServer>>,
+    jobs: Vec<Job>,
+    parts: Vec<Part>,
+    report: report::Collector,
+    /// The first out-of-space error met while running.
+    error: Option<OutOfSpace>,
+}
+
+impl<'a> Sim<'a> {
+    fn new(s: &'a SimSetup) -> Result<Self, OutOfSpace> {
+        let p = &s.platform;
+        let mut task_base = Vec::with_capacity(s.tasks.len());
+        let mut next = 0u64;
+        for t in &s.tasks {
+            task_base.push(next);
+            next += t.footprint_pages;
+        }
+        let nrt_base = next;
+        let logical = next + s.nrt.as_ref().map_or(0, |n| n.footprint_pages);
+        let mut cluster_of_chip = vec![usize::MAX; p.chips as usize];
+        for (k, c) in s.clusters.iter().enumerate() {
+            for &chip in &c.chips {
+                cluster_of_chip[chip as usize] = k;
+            }
+        }
+        let space = FlashSpace::new(
+            p.chips,
+            p.blocks_per_chip as u32,
+            p.pages_per_block as u32,
+            p.reserved_blocks as u32,
+            logical,
+        );
+        let mut sim = Sim {
+            s,
+            rng: ChaCha8Rng::seed_from_u64(s.seed),
+            q: EventQueue::new(),
+            chips: (0..p.chips).map(|_| ChipQueue::default()).collect(),
+            space,
+            task_base,
+            nrt_base,
+            cluster_of_chip,
+            servers: s
+                .clusters
+                .iter()
+                .map(|c| match c.nrt {
+                    NrtService::Background => None,
+                    NrtService::Tbs { bandwidth_ppm } => {
+                        Some(TotalBandwidthServer::new(bandwidth_ppm))
+                    }
+                })
+                .collect(),
+            jobs: Vec::new(),
+            parts: Vec::new(),
+            report: report::Collector::new(s),
+            error: None,
+        };
+        sim.precondition(logical)?;
+        Ok(sim)
+    }
+
+    /// The chip a logical page lives on: its stripe over its cluster's
+    /// chips (NRT pages over all chips).
+    fn home_chip(&self, lpn: u64) -> u32 {
+        if lpn >= self.nrt_base {
+            return ((lpn - self.nrt_base) % u64::from(self.s.platform.chips)) as u32;
+        }
+        let task = self.task_base.partition_point(|&b| b <= lpn) - 1;
+        let chips = &self.s.clusters[self.s.tasks[task].cluster].chips;
+        chips[((lpn - self.task_base[task]) % chips.len() as u64) as usize]
+    }
+
+    /// Every page written once, then as many random overwrites: the
+    /// chips reach a GC steady state before the clock starts.
+    fn precondition(&mut self, logical: u64) -> Result<(), OutOfSpace> {
+        for lpn in 0..logical {
+            self.space.write(lpn as u32, self.home_chip(lpn))?;
+        }
+        for _ in 0..logical {
+            let lpn = self.rng.gen_range(0..logical.max(1));
+            self.space.write(lpn as u32, self.home_chip(lpn))?;
+        }
+        Ok(())
+    }
+
+    fn run(&mut self) {
+        for (i, t) in self.s.tasks.iter().enumerate() {
+            if t.offset_ns < self.s.duration_ns {
+                self.q.push(t.offset_ns, Event::Release(i));
+            }
+        }
+        if let Some(n) = &self.s.nrt {
+            match n.arrival {
+                NrtArrival::Saturating => {
+                    for _ in 0..load::SATURATING_PER_CHIP * self.s.platform.chips {
+                        self.issue_nrt(0);
+                    }
+                }
+                NrtArrival::Poisson { .. } => self.q.push(0, Event::NrtArrival),
+            }
+        }
+        while let Some((now, ev)) = self.q.pop() {
+            match ev {
+                Event::Release(i) => self.release(i, now),
+                Event::NrtArrival => {
+                    self.issue_nrt(now);
+                    let gap = self
+                        .s
+                        .nrt
+                        .as_ref()
+                        .and_then(|n| load::next_gap(n, &mut self.rng));
+                    if let Some(gap) = gap {
+                        if now + gap < self.s.duration_ns {
+                            self.q.push(now + gap, Event::NrtArrival);
+                        }
+                    }
+                }
+                Event::ChipDone(chip) => self.chip_done(chip, now),
+            }
+            if self.error.is_some() {
+                return;
+            }
+        }
+    }
+
+    fn release(&mut self, task: usize, now: Ns) {
+        let t = &self.s.tasks[task];
+        let next = now + t.period_ns;
+        if next < self.s.duration_ns {
+            self.q.push(next, Event::Release(task));
+        }
+        let deadline = Some(now + t.deadline_ns);
+        let size = |pages: u32| u64::from(pages).min(t.footprint_pages);
+        let (reads, writes) = (size(t.read_pages), size(t.write_pages));
+        if reads + writes == 0 {
+            return;
+        }
+        let job = self.new_job(Owner::Task(task), now, reads + writes);
+        let base = self.task_base[task];
+        for (pages, is_write) in [(reads, false), (writes, true)] {
+            if pages == 0 {
+                continue;
+            }
+            // A contiguous run: its pages spread evenly over the stripe.
+            let start = self.rng.gen_range(0..=t.footprint_pages - pages);
+            let lpns: Vec<u64> = (base + start..base + start + pages).collect();
+            self.add_part(job, is_write, deadline, &lpns, now);
+        }
+    }
+
+    fn issue_nrt(&mut self, now: Ns) {
+        let Some(n) = self.s.nrt.as_ref() else {
+            return;
+        };
+        let (pages, is_write) = load::draw(n, self.s.platform.page_size, &mut self.rng);
+        let pages = pages.min(n.footprint_pages);
+        if pages == 0 {
+            return;
+        }
+        let start = self.rng.gen_range(0..=n.footprint_pages - pages);
+        let job = self.new_job(Owner::Nrt, now, pages);
+        let mut by_cluster: Vec<Vec<u64>> = vec![Vec::new(); self.s.clusters.len()];
+        for lpn in self.nrt_base + start..self.nrt_base + start + pages {
+            by_cluster[self.cluster_of_chip[self.home_chip(lpn) as usize]].push(lpn);
+        }
+        for (k, lpns) in by_cluster.iter().enumerate() {
+            if !lpns.is_empty() {
+                let deadline = self.server_deadline(k, lpns.len() as u64, is_write, now);
+                self.add_part(job, is_write, deadline, lpns, now);
+            }
+        }
+    }
+
+    /// The TBS deadline of an NRT part of `pages` pages on cluster `k`
+    /// (None: background service).
+    fn server_deadline(&mut self, k: usize, pages: u64, is_write: bool, now: Ns) -> Option<Ns> {
+        let c = &self.s.clusters[k];
+        let server = self.servers[k].as_mut()?;
+        let p = &self.s.platform;
+        let per_chip = pages.div_ceil(c.chips.len() as u64);
+        let demand = if is_write {
+            let rounds = per_chip.div_ceil(c.freed_pages_per_round.max(1));
+            per_chip * p.page_write_ns() + rounds * c.gc_round_ns
+        } else {
+            per_chip * p.page_read_ns()
+        };
+        server.assign(now, demand)
+    }
+
+    fn new_job(&mut self, owner: Owner, release: Ns, pages: u64) -> usize {
+        self.jobs.push(Job {
+            owner,
+            release,
+            pages,
+            parts_left: 0,
+        });
+        self.jobs.len() - 1
+    }
+
+    fn add_part(
+        &mut self,
+        job: usize,
+        is_write: bool,
+        deadline: Option<Ns>,
+        lpns: &[u64],
+        now: Ns,
+    ) {
+        let part = self.parts.len() as u32;
+        self.parts.push(Part {
+            job,
+            is_write,
+            deadline,
+            ops_left: lpns.len() as u32,
+        });
+        self.jobs[job].parts_left += 1;
+        let kind = if is_write {
+            OpKind::Program
+        } else {
+            OpKind::Read
+        };
+        for &lpn in lpns {
+            let chip = self.home_chip(lpn);
+            let op = Op {
+                kind,
+                request: part,
+                lpn: lpn as u32,
+                room_made: false,
+            };
+            self.chips[chip as usize].push(deadline, op);
+            self.start_if_idle(chip, now);
+        }
+    }
+
+    fn start_if_idle(&mut self, chip: u32, now: Ns) {
+        if self.chips[chip as usize].is_idle() {
+            self.dispatch(chip, now);
+        }
+    }
+
+    /// Starts the chip's next operation, earliest deadline first. A program
+    /// that needs room first queues its GC work under its own deadline.
+    fn dispatch(&mut self, chip: u32, now: Ns) {
+        let p = &self.s.platform;
+        while let Some((deadline, op)) = self.chips[chip as usize].pop() {
+            let ns = match op.kind {
+                OpKind::Read => p.page_read_ns(),
+                OpKind::Program if !op.room_made => {
+                    if self.make_room(chip, deadline, op) {
+                        continue;
+                    }
+                    p.page_write_ns()
+                }
+                OpKind::Program => p.page_write_ns(),
+                OpKind::GcCopy => p.page_copy_ns(),
+                OpKind::GcErase => p.erase_ns,
+            };
+            self.chips[chip as usize].running = Some(op);
+            self.q.push(now + ns, Event::ChipDone(chip));
+            return;
+        }
+    }
+
+    /// Writes the program's page in the space; when that needed GC, queues
+    /// the copies and erases before the program (same deadline) and
+    /// returns true.
+    fn make_room(&mut self, chip: u32, deadline: Option<Ns>, op: Op) -> bool {
+        let work = match self.space.write(op.lpn, chip) {
+            Ok(w) => w,
+            Err(e) => {
+                self.error.get_or_insert(e);
+                return false;
+            }
+        };
+        let gc_ops = work.copied_pages + work.erased_blocks;
+        if gc_ops == 0 {
+            return false;
+        }
+        self.report.gc_round(work.erased_blocks, work.copied_pages);
+        let q = &mut self.chips[chip as usize];
+        let gc = |kind| Op { kind, ..op };
+        for _ in 0..work.copied_pages {
+            q.push(deadline, gc(OpKind::GcCopy));
+        }
+        for _ in 0..work.erased_blocks {
+            q.push(deadline, gc(OpKind::GcErase));
+        }
+        q.push(
+            deadline,
+            Op {
+                room_made: true,
+                ..op
+            },
+        );
+        self.parts[op.request as usize].ops_left += gc_ops as u32;
+        true
+    }
+
+    fn chip_done(&mut self, chip: u32, now: Ns) {
+        let op = self.chips[chip as usize]
+            .running
+            .take()
+            .expect("a chip event has a running operation");
+        let part = &mut self.parts[op.request as usize];
+        part.ops_left -= 1;
+        if part.ops_left == 0 {
+            self.part_done(op.request as usize, now);
+        }
+        // Completing the part may have issued new work that started it.
+        self.start_if_idle(chip, now);
+    }
+
+    fn part_done(&mut self, part: usize, now: Ns) {
+        let Part {
+            job,
+            is_write,
+            deadline,
+            ..
+        } = self.parts[part];
+        if let Owner::Task(task) = self.jobs[job].owner {
+            let missed = deadline.is_some_and(|d| now > d);
+            self.report.rt_part(task, is_write, missed);
+        }
+        let j = &mut self.jobs[job];
+        j.parts_left -= 1;
+        if j.parts_left > 0 {
+            return;
+        }
+        let (owner, response, pages) = (j.owner, now - j.release, j.pages);
+        match owner {
+            Owner::Task(task) => self.report.rt_job(task, response),
+            Owner::Nrt => {
+                self.report.nrt_request(pages, response);
+                let saturating = matches!(
+                    self.s.nrt.as_ref().map(|n| &n.arrival),
+                    Some(NrtArrival::Saturating)
+                );
+                if saturating && now < self.s.duration_ns {
+                    self.issue_nrt(now);
+                }
+            }
+        }
+    }
+
+    fn report(self) -> SimReport {
+        self.report.finish(self.s)
+    }
+}

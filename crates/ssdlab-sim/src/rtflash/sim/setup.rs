@@ -1,0 +1,69 @@
+//! From an analysed allocation to a simulation: each cluster of the
+//! allocation becomes a chip set, each task runs on its cluster, and every
+//! cluster serves NRT work the chosen way (in the background, or through a
+//! TBS with the bandwidth the analysis left it).
+
+use super::{NrtService, SimCluster, SimSetup, SimTask};
+use crate::engine::Ns;
+use crate::rtflash::allocate::Allocation;
+use crate::rtflash::taskset::TaskSet;
+
+/// How the clusters serve NRT work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NrtPolicy {
+    Background,
+    Tbs,
+}
+
+/// The simulation of `ts` laid out as `alloc` says. An error names a task
+/// the allocation could not place.
+pub fn setup_from(
+    ts: &TaskSet,
+    alloc: &Allocation,
+    nrt: NrtPolicy,
+    duration_ns: Ns,
+    seed: u64,
+) -> Result<SimSetup, String> {
+    let clusters = alloc
+        .clusters
+        .iter()
+        .map(|c| SimCluster {
+            chips: c.chips.clone(),
+            nrt: match nrt {
+                NrtPolicy::Background => NrtService::Background,
+                NrtPolicy::Tbs => NrtService::Tbs {
+                    bandwidth_ppm: c.server_bandwidth_ppm,
+                },
+            },
+            gc_round_ns: c.space.gc_round_ns,
+            freed_pages_per_round: c.space.freed_pages_per_round,
+        })
+        .collect();
+    let mut tasks = Vec::with_capacity(ts.tasks.len());
+    for (t, placed) in ts.tasks.iter().zip(&alloc.tasks) {
+        let Some(cluster) = placed.cluster else {
+            return Err(format!(
+                "task '{}' has no chips under {}: it fits nowhere",
+                t.name, alloc.approach
+            ));
+        };
+        tasks.push(SimTask {
+            name: t.name.clone(),
+            period_ns: t.period_ns,
+            deadline_ns: t.deadline_ns,
+            offset_ns: t.offset_ns,
+            read_pages: u32::try_from(t.read_pages).unwrap_or(u32::MAX),
+            write_pages: u32::try_from(t.write_pages).unwrap_or(u32::MAX),
+            footprint_pages: t.footprint_pages,
+            cluster,
+        });
+    }
+    Ok(SimSetup {
+        platform: ts.platform.clone(),
+        tasks,
+        clusters,
+        nrt: ts.nrt.clone(),
+        duration_ns,
+        seed,
+    })
+}

@@ -1,0 +1,112 @@
+use super::*;
+
+/// Four chips of 64 blocks of 32 pages (2 reserved), the paper's timings.
+fn platform() -> Platform {
+    Platform {
+        blocks_per_chip: 64,
+        pages_per_block: 32,
+        ..Platform::default()
+    }
+}
+
+fn task(
+    name: &str,
+    period_ms: u64,
+    reads: u32,
+    writes: u32,
+    footprint: u64,
+    cluster: usize,
+) -> SimTask {
+    SimTask {
+        name: name.into(),
+        period_ns: period_ms * 1_000_000,
+        deadline_ns: period_ms * 1_000_000,
+        offset_ns: 0,
+        read_pages: reads,
+        write_pages: writes,
+        footprint_pages: footprint,
+        cluster,
+    }
+}
+
+fn cluster(chips: &[u32], nrt: NrtService) -> SimCluster {
+    SimCluster {
+        chips: chips.to_vec(),
+        nrt,
+        gc_round_ns: 16 * 275_000 + 700_000,
+        freed_pages_per_round: 16,
+    }
+}
+
+fn nrt() -> NrtLoad {
+    NrtLoad {
+        footprint_pages: 1024,
+        arrival: NrtArrival::Saturating,
+        min_request_bytes: 4096,
+        max_request_bytes: 32768,
+        read_fraction: 0.5,
+    }
+}
+
+fn setup(nrt_service: NrtService) -> SimSetup {
+    SimSetup {
+        platform: platform(),
+        tasks: vec![
+            task("a", 20, 2, 2, 600, 0),
+            task("b", 40, 4, 2, 600, 0),
+            task("c", 20, 2, 2, 600, 1),
+            task("d", 50, 4, 4, 600, 1),
+        ],
+        clusters: vec![cluster(&[0, 1], nrt_service), cluster(&[2, 3], nrt_service)],
+        nrt: Some(nrt()),
+        duration_ns: 2_000_000_000,
+        seed: 7,
+    }
+}
+
+#[test]
+fn light_rt_load_meets_every_deadline_and_jobs_run_at_their_rate() {
+    let r = simulate(&setup(NrtService::Tbs {
+        bandwidth_ppm: 500_000,
+    }))
+    .unwrap();
+    assert_eq!(r.misses(), (0, 0), "{r:#?}");
+    assert_eq!(r.tasks[0].jobs, 100);
+    assert_eq!(r.tasks[3].jobs, 40);
+    assert!(r.tasks.iter().all(|t| t.max_response_ns < 20_000_000));
+    assert!(
+        r.gc_rounds > 0,
+        "overwrites of a preconditioned space collect"
+    );
+    assert!(r.nrt.as_ref().unwrap().requests > 0);
+}
+
+#[test]
+fn same_setup_same_report() {
+    let s = setup(NrtService::Background);
+    assert_eq!(simulate(&s).unwrap(), simulate(&s).unwrap());
+}
+
+#[test]
+fn a_server_gives_nrt_at_least_the_background_bandwidth() {
+    let bg = simulate(&setup(NrtService::Background)).unwrap();
+    let tbs = simulate(&setup(NrtService::Tbs {
+        bandwidth_ppm: 500_000,
+    }))
+    .unwrap();
+    let mbs = |r: &SimReport| r.nrt.as_ref().unwrap().mb_per_s;
+    assert!(
+        mbs(&tbs) >= mbs(&bg) * 0.95,
+        "{} vs {}",
+        mbs(&tbs),
+        mbs(&bg)
+    );
+    assert_eq!(tbs.misses(), (0, 0));
+}
+
+#[test]
+fn data_that_does_not_fit_is_an_error() {
+    let mut s = setup(NrtService::Background);
+    s.tasks[0].footprint_pages = 10_000;
+    assert!(simulate(&s).is_err());
+}
