@@ -47,12 +47,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
 }
 
 fn analyze(a: AnalyzeArgs) -> Result<(), InputError> {
-    let approach = ApproachChoice::parse(&a.approach).map_err(|m| {
-        InputError::invalid(
-            "--approach",
-            format!("{m}; {}", Approaches::names().join(", ")),
-        )
-    })?;
+    let approach = parse_approach(&a.approach)?;
     let file = a.tasks.display().to_string();
     let ts = TaskSet::load(&file)?;
     let result = allocate(&ts, approach);
@@ -61,6 +56,16 @@ fn analyze(a: AnalyzeArgs) -> Result<(), InputError> {
     }
     print_text(&file, &ts, &result);
     Ok(())
+}
+
+/// The `--approach` value of `analyze` and `run`.
+pub(crate) fn parse_approach(name: &str) -> Result<ApproachChoice, InputError> {
+    ApproachChoice::parse(name).map_err(|m| {
+        InputError::invalid(
+            "--approach",
+            format!("{m}; {}", Approaches::names().join(", ")),
+        )
+    })
 }
 
 fn print_text(file: &str, ts: &TaskSet, r: &Allocation) {

@@ -5,11 +5,9 @@
 
 use serde::Serialize;
 use ssdlab_sim::error::InputError;
-use ssdlab_sim::rtflash::allocate::{ApproachChoice, Approaches};
 use ssdlab_sim::rtflash::analysis::ms;
 use ssdlab_sim::rtflash::sim::{setup_from, simulate, NrtOutcome, NrtPolicy, TaskOutcome};
 use ssdlab_sim::rtflash::{allocate, TaskSet};
-use ssdlab_sim::ssd::config::choice::Registry;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -64,12 +62,7 @@ struct RunOutput {
 }
 
 pub fn run(a: RunArgs) -> Result<(), InputError> {
-    let approach = ApproachChoice::parse(&a.approach).map_err(|m| {
-        InputError::invalid(
-            "--approach",
-            format!("{m}; {}", Approaches::names().join(", ")),
-        )
-    })?;
+    let approach = crate::rtflash_cmd::parse_approach(&a.approach)?;
     if !(a.duration > 0.0 && a.duration <= 100_000.0) {
         return Err(InputError::invalid(
             "--duration",

@@ -137,8 +137,12 @@ struct Sim<'a> {
     cluster_of_chip: Vec<usize>,
     /// Each cluster's server (None: background service).
     servers: Vec<Option<TotalBandwidthServer>>,
+    /// Jobs and parts in flight; a finished one's slot is reused, so memory
+    /// follows the work in flight, not the simulated time.
     jobs: Vec<Job>,
+    free_jobs: Vec<usize>,
     parts: Vec<Part>,
+    free_parts: Vec<u32>,
     report: report::Collector,
     /// The first out-of-space error met while running.
     error: Option<OutOfSpace>,
@@ -188,7 +192,9 @@ impl<'a> Sim<'a> {
                 })
                 .collect(),
             jobs: Vec::new(),
+            free_jobs: Vec::new(),
             parts: Vec::new(),
+            free_parts: Vec::new(),
             report: report::Collector::new(s),
             error: None,
         };
@@ -325,13 +331,22 @@ impl<'a> Sim<'a> {
     }
 
     fn new_job(&mut self, owner: Owner, release: Ns, pages: u64) -> usize {
-        self.jobs.push(Job {
+        let job = Job {
             owner,
             release,
             pages,
             parts_left: 0,
-        });
-        self.jobs.len() - 1
+        };
+        match self.free_jobs.pop() {
+            Some(i) => {
+                self.jobs[i] = job;
+                i
+            }
+            None => {
+                self.jobs.push(job);
+                self.jobs.len() - 1
+            }
+        }
     }
 
     fn add_part(
@@ -342,13 +357,22 @@ impl<'a> Sim<'a> {
         lpns: &[u64],
         now: Ns,
     ) {
-        let part = self.parts.len() as u32;
-        self.parts.push(Part {
+        let new = Part {
             job,
             is_write,
             deadline,
             ops_left: lpns.len() as u32,
-        });
+        };
+        let part = match self.free_parts.pop() {
+            Some(i) => {
+                self.parts[i as usize] = new;
+                i
+            }
+            None => {
+                self.parts.push(new);
+                self.parts.len() as u32 - 1
+            }
+        };
         self.jobs[job].parts_left += 1;
         let kind = if is_write {
             OpKind::Program
@@ -453,6 +477,7 @@ impl<'a> Sim<'a> {
             deadline,
             ..
         } = self.parts[part];
+        self.free_parts.push(part as u32);
         if let Owner::Task(task) = self.jobs[job].owner {
             let missed = deadline.is_some_and(|d| now > d);
             self.report.rt_part(task, is_write, missed);
@@ -463,6 +488,7 @@ impl<'a> Sim<'a> {
             return;
         }
         let (owner, response, pages) = (j.owner, now - j.release, j.pages);
+        self.free_jobs.push(job);
         match owner {
             Owner::Task(task) => self.report.rt_job(task, response),
             Owner::Nrt => {

@@ -79,6 +79,12 @@ impl Collector {
         }
     }
 
+    /// RT jobs completed so far (all tasks).
+    #[cfg(test)]
+    pub fn jobs_so_far(&self) -> u64 {
+        self.tasks.iter().map(|t| t.jobs).sum()
+    }
+
     pub fn gc_round(&mut self, rounds: u64, copied: u64) {
         self.gc_rounds += rounds;
         self.gc_copied_pages += copied;

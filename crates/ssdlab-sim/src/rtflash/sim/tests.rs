@@ -110,3 +110,17 @@ fn data_that_does_not_fit_is_an_error() {
     s.tasks[0].footprint_pages = 10_000;
     assert!(simulate(&s).is_err());
 }
+
+#[test]
+fn memory_follows_the_work_in_flight_not_the_simulated_time() {
+    let mut s = setup(NrtService::Background);
+    s.duration_ns = 20_000_000_000;
+    let mut sim = Sim::new(&s).unwrap();
+    sim.run();
+    let jobs: u64 = sim.report.jobs_so_far();
+    assert!(jobs > 2_000, "{jobs} RT jobs ran");
+    // At most the NRT requests kept outstanding and a few RT jobs per task
+    // were ever in flight at once.
+    assert!(sim.jobs.len() < 64, "{} job slots", sim.jobs.len());
+    assert!(sim.parts.len() < 128, "{} part slots", sim.parts.len());
+}

@@ -4,12 +4,32 @@
 use super::Ftl;
 use crate::ssd::ids::{BlockId, PlaneId};
 
+/// A bucket-list link: a block or none, in 4 bytes (the block plus one, 0
+/// for none). The lists are walked and relinked on every valid-count
+/// change, so they stay as small as a plain `u32` table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct BlockLink(u32);
+
+impl BlockLink {
+    pub const NONE: BlockLink = BlockLink(0);
+
+    #[inline]
+    fn of(block: BlockId) -> BlockLink {
+        BlockLink(block.0 + 1)
+    }
+
+    #[inline]
+    fn get(self) -> Option<BlockId> {
+        self.0.checked_sub(1).map(BlockId)
+    }
+}
+
 impl Ftl {
     /// Full blocks of `plane` with exactly `valid` valid pages.
     pub fn bucket(&self, plane: PlaneId, valid: u16) -> BucketIter<'_> {
         BucketIter {
             ftl: self,
-            cur: self.bucket_head[self.bucket_slot(plane, valid)],
+            cur: self.bucket_head[self.bucket_slot(plane, valid)].get(),
         }
     }
 
@@ -31,27 +51,27 @@ impl Ftl {
         let idx = self.bucket_of(block);
         let head = self.bucket_head[idx];
         self.next[block.index()] = head;
-        self.prev[block.index()] = None;
-        if let Some(head) = head {
-            self.prev[head.index()] = Some(block);
+        self.prev[block.index()] = BlockLink::NONE;
+        if let Some(head) = head.get() {
+            self.prev[head.index()] = BlockLink::of(block);
         }
-        self.bucket_head[idx] = Some(block);
+        self.bucket_head[idx] = BlockLink::of(block);
     }
 
     pub(super) fn bucket_remove(&mut self, block: BlockId) {
         let (p, n) = (self.prev[block.index()], self.next[block.index()]);
-        match p {
-            Some(p) => self.next[p.index()] = n,
+        match p.get() {
+            Some(pb) => self.next[pb.index()] = n,
             None => {
                 let idx = self.bucket_of(block);
                 self.bucket_head[idx] = n;
             }
         }
-        if let Some(n) = n {
-            self.prev[n.index()] = p;
+        if let Some(nb) = n.get() {
+            self.prev[nb.index()] = p;
         }
-        self.next[block.index()] = None;
-        self.prev[block.index()] = None;
+        self.next[block.index()] = BlockLink::NONE;
+        self.prev[block.index()] = BlockLink::NONE;
     }
 }
 
@@ -64,7 +84,7 @@ impl Iterator for BucketIter<'_> {
     type Item = BlockId;
     fn next(&mut self) -> Option<BlockId> {
         let b = self.cur?;
-        self.cur = self.ftl.next[b.index()];
+        self.cur = self.ftl.next[b.index()].get();
         Some(b)
     }
 }

@@ -7,6 +7,7 @@ mod integrity;
 mod page_map;
 mod relocate;
 
+use buckets::BlockLink;
 pub use buckets::BucketIter;
 use integrity::tag;
 use page_map::PageMap;
@@ -93,9 +94,9 @@ pub struct Ftl {
     state: Vec<BlockState>,
     closed_seq: Vec<u64>,
     /// Buckets of Full blocks by valid count, one list per (plane, count).
-    bucket_head: Vec<Option<BlockId>>,
-    next: Vec<Option<BlockId>>,
-    prev: Vec<Option<BlockId>>,
+    bucket_head: Vec<BlockLink>,
+    next: Vec<BlockLink>,
+    prev: Vec<BlockLink>,
     planes: Vec<PlaneState>,
     slc_blocks_per_plane: u32,
     slc_pages_per_block: u16,
@@ -157,9 +158,9 @@ impl Ftl {
             erase_count: vec![0; blocks],
             state: vec![BlockState::Free; blocks],
             closed_seq: vec![0; blocks],
-            bucket_head: vec![None; layout.planes as usize * (ppb as usize + 1)],
-            next: vec![None; blocks],
-            prev: vec![None; blocks],
+            bucket_head: vec![BlockLink::NONE; layout.planes as usize * (ppb as usize + 1)],
+            next: vec![BlockLink::NONE; blocks],
+            prev: vec![BlockLink::NONE; blocks],
             planes,
             slc_blocks_per_plane,
             slc_pages_per_block,
