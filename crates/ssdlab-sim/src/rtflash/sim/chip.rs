@@ -2,22 +2,25 @@
 //! earliest deadline first (ties: the order they became ready), one at a
 //! time and non-preemptively. Background work carries no deadline and goes
 //! after every operation that has one.
+//!
+//! A chip also runs at most one GC round at a time. Its copies and its
+//! erase are operations like the others, served under the earliest
+//! deadline of the programs waiting for the room it makes (the writers'
+//! context; background when only background writers wait), so a host read
+//! with an earlier deadline can go between two copies.
 
 use crate::engine::Ns;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// A flash operation's kind; its duration follows from the platform.
+/// A host operation's kind; its duration follows from the platform.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum OpKind {
     Read,
     Program,
-    /// One valid page moved by GC (read, program, two transfers).
-    GcCopy,
-    GcErase,
 }
 
-/// A ready operation of a request.
+/// A ready host operation of a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Op {
     pub kind: OpKind,
@@ -25,20 +28,38 @@ pub struct Op {
     pub request: u32,
     /// The logical page a read or program touches.
     pub lpn: u32,
-    /// A program whose GC was already done (it must not collect again).
-    pub room_made: bool,
 }
 
-/// The key EDF orders by: absolute deadline (None: background), then the
-/// order of arrival.
+/// What the chip is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Running {
+    Host(Op),
+    /// One valid page moved by GC (read, program, two transfers).
+    GcCopy,
+    GcErase,
+}
+
+/// The GC round in progress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GcRound {
+    pub copies_left: u64,
+    /// The earliest deadline of the programs waiting (`Ns::MAX`: only
+    /// background writers wait).
+    pub deadline: Ns,
+}
+
+/// The key EDF orders by: absolute deadline (`Ns::MAX`: background), then
+/// the order of arrival.
 type Key = (Ns, u64);
 
 #[derive(Debug, Default)]
 pub struct ChipQueue {
     ready: BinaryHeap<Reverse<(Key, Op)>>,
     seq: u64,
-    /// The operation running.
-    pub running: Option<Op>,
+    pub running: Option<Running>,
+    pub round: Option<GcRound>,
+    /// Programs waiting for the round's room, with their deadlines.
+    pub waiting: Vec<(Option<Ns>, Op)>,
 }
 
 impl ChipQueue {
@@ -55,6 +76,35 @@ impl ChipQueue {
         Some(((deadline != Ns::MAX).then_some(deadline), op))
     }
 
+    /// Whether the round's next operation goes before every ready host
+    /// operation (ties go to the round: its waiters are blocked on it).
+    pub fn round_goes_first(&self) -> bool {
+        let Some(round) = self.round else {
+            return false;
+        };
+        match self.ready.peek() {
+            None => true,
+            Some(Reverse(((deadline, _), _))) => round.deadline <= *deadline,
+        }
+    }
+
+    /// Parks a program until the round in progress ends; the round takes
+    /// its deadline if earlier.
+    pub fn wait_for_room(&mut self, deadline: Option<Ns>, op: Op) {
+        if let Some(round) = &mut self.round {
+            round.deadline = round.deadline.min(deadline.unwrap_or(Ns::MAX));
+        }
+        self.waiting.push((deadline, op));
+    }
+
+    /// Ends the round: its waiters become ready again.
+    pub fn end_round(&mut self) {
+        self.round = None;
+        for (deadline, op) in std::mem::take(&mut self.waiting) {
+            self.push(deadline, op);
+        }
+    }
+
     pub fn is_idle(&self) -> bool {
         self.running.is_none()
     }
@@ -69,7 +119,6 @@ mod tests {
             kind: OpKind::Read,
             request,
             lpn: 0,
-            room_made: false,
         }
     }
 
@@ -82,5 +131,24 @@ mod tests {
         q.push(Some(50), op(4));
         let order: Vec<u32> = std::iter::from_fn(|| q.pop().map(|(_, o)| o.request)).collect();
         assert_eq!(order, vec![3, 2, 4, 1]);
+    }
+
+    #[test]
+    fn a_round_runs_under_its_earliest_waiter() {
+        let mut q = ChipQueue {
+            round: Some(GcRound {
+                copies_left: 3,
+                deadline: Ns::MAX,
+            }),
+            ..ChipQueue::default()
+        };
+        q.push(Some(100), op(1));
+        q.wait_for_room(None, op(2));
+        assert!(!q.round_goes_first(), "background round after a deadline");
+        q.wait_for_room(Some(40), op(3));
+        assert!(q.round_goes_first(), "inherits the waiter's deadline 40");
+        q.end_round();
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop().map(|(_, o)| o.request)).collect();
+        assert_eq!(order, vec![3, 1, 2]);
     }
 }

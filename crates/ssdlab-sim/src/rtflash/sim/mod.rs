@@ -3,9 +3,10 @@
 //! striped page by page over its cluster's chips; NRT data over all chips.
 //! Every chip serves its ready flash operations earliest deadline first,
 //! one at a time and non-preemptively (`chip.rs`). A host write that finds
-//! its chip out of room collects on that chip first, in the writer's
-//! context: the GC copies and the erase are operations of the writing
-//! request, with its deadline (`space.rs`).
+//! its chip out of room starts a GC round there, in the writer's context:
+//! the round's copies and erase run under the earliest deadline of the
+//! writers waiting for its room, and no page is written into that room
+//! before the round's last operation ends (`space.rs`).
 //!
 //! RT jobs are released at their worst-case rate (every period, from their
 //! offset); each issues its reads and its writes at release, as one read
@@ -31,7 +32,7 @@ use super::platform::Platform;
 use super::taskset::{NrtArrival, NrtLoad};
 use super::tbs::TotalBandwidthServer;
 use crate::engine::{EventQueue, Ns};
-use chip::{ChipQueue, Op, OpKind};
+use chip::{ChipQueue, GcRound, Op, OpKind, Running};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use space::FlashSpace;
@@ -217,11 +218,11 @@ impl<'a> Sim<'a> {
     /// chips reach a GC steady state before the clock starts.
     fn precondition(&mut self, logical: u64) -> Result<(), OutOfSpace> {
         for lpn in 0..logical {
-            self.space.write(lpn as u32, self.home_chip(lpn))?;
+            self.space.write_now(lpn as u32, self.home_chip(lpn))?;
         }
         for _ in 0..logical {
             let lpn = self.rng.gen_range(0..logical.max(1));
-            self.space.write(lpn as u32, self.home_chip(lpn))?;
+            self.space.write_now(lpn as u32, self.home_chip(lpn))?;
         }
         Ok(())
     }
@@ -385,7 +386,6 @@ impl<'a> Sim<'a> {
                 kind,
                 request: part,
                 lpn: lpn as u32,
-                room_made: false,
             };
             self.chips[chip as usize].push(deadline, op);
             self.start_if_idle(chip, now);
@@ -398,73 +398,96 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Starts the chip's next operation, earliest deadline first. A program
-    /// that needs room first queues its GC work under its own deadline.
+    /// Starts the chip's next operation, earliest deadline first: a host
+    /// operation, or the next step of the GC round when its waiters' deadline
+    /// is the earliest. A program with no room waits for the round (and
+    /// starts one when none is running).
     fn dispatch(&mut self, chip: u32, now: Ns) {
         let p = &self.s.platform;
-        while let Some((deadline, op)) = self.chips[chip as usize].pop() {
-            let ns = match op.kind {
-                OpKind::Read => p.page_read_ns(),
-                OpKind::Program if !op.room_made => {
-                    if self.make_room(chip, deadline, op) {
-                        continue;
-                    }
-                    p.page_write_ns()
-                }
-                OpKind::Program => p.page_write_ns(),
-                OpKind::GcCopy => p.page_copy_ns(),
-                OpKind::GcErase => p.erase_ns,
+        let c = chip as usize;
+        let running = loop {
+            if self.chips[c].round_goes_first() {
+                break self.round_step(chip);
+            }
+            let Some((deadline, op)) = self.chips[c].pop() else {
+                return;
             };
-            self.chips[chip as usize].running = Some(op);
-            self.q.push(now + ns, Event::ChipDone(chip));
-            return;
-        }
+            if op.kind == OpKind::Read || self.room_for(chip, op) {
+                break Running::Host(op);
+            }
+            if self.error.is_some() {
+                return;
+            }
+            self.chips[c].wait_for_room(deadline, op);
+        };
+        let ns = match running {
+            Running::Host(Op {
+                kind: OpKind::Read, ..
+            }) => p.page_read_ns(),
+            Running::Host(_) => p.page_write_ns(),
+            Running::GcCopy => p.page_copy_ns(),
+            Running::GcErase => p.erase_ns,
+        };
+        self.chips[c].running = Some(running);
+        self.q.push(now + ns, Event::ChipDone(chip));
     }
 
-    /// Writes the program's page in the space; when that needed GC, queues
-    /// the copies and erases before the program (same deadline) and
-    /// returns true.
-    fn make_room(&mut self, chip: u32, deadline: Option<Ns>, op: Op) -> bool {
-        let work = match self.space.write(op.lpn, chip) {
-            Ok(w) => w,
-            Err(e) => {
-                self.error.get_or_insert(e);
-                return false;
-            }
-        };
-        let gc_ops = work.copied_pages + work.erased_blocks;
-        if gc_ops == 0 {
+    /// Places the program's page if the chip has room; otherwise starts a
+    /// GC round when none is running, and returns false.
+    fn room_for(&mut self, chip: u32, op: Op) -> bool {
+        if self.chips[chip as usize].round.is_some() {
             return false;
         }
-        self.report.gc_round(work.erased_blocks, work.copied_pages);
-        let q = &mut self.chips[chip as usize];
-        let gc = |kind| Op { kind, ..op };
-        for _ in 0..work.copied_pages {
-            q.push(deadline, gc(OpKind::GcCopy));
+        if self.space.try_write(op.lpn, chip) {
+            return true;
         }
-        for _ in 0..work.erased_blocks {
-            q.push(deadline, gc(OpKind::GcErase));
+        match self.space.begin_round(chip) {
+            Ok(copies) => {
+                self.report.gc_round(1, copies);
+                self.chips[chip as usize].round = Some(GcRound {
+                    copies_left: copies,
+                    deadline: Ns::MAX,
+                });
+            }
+            Err(e) => {
+                self.error.get_or_insert(e);
+            }
         }
-        q.push(
-            deadline,
-            Op {
-                room_made: true,
-                ..op
-            },
-        );
-        self.parts[op.request as usize].ops_left += gc_ops as u32;
-        true
+        false
+    }
+
+    /// The round's next operation: a copy while any is left, then the erase.
+    fn round_step(&mut self, chip: u32) -> Running {
+        let round = self.chips[chip as usize]
+            .round
+            .as_mut()
+            .expect("a round goes first only when there is one");
+        if round.copies_left > 0 {
+            round.copies_left -= 1;
+            Running::GcCopy
+        } else {
+            Running::GcErase
+        }
     }
 
     fn chip_done(&mut self, chip: u32, now: Ns) {
-        let op = self.chips[chip as usize]
+        let running = self.chips[chip as usize]
             .running
             .take()
             .expect("a chip event has a running operation");
-        let part = &mut self.parts[op.request as usize];
-        part.ops_left -= 1;
-        if part.ops_left == 0 {
-            self.part_done(op.request as usize, now);
+        match running {
+            Running::Host(op) => {
+                let part = &mut self.parts[op.request as usize];
+                part.ops_left -= 1;
+                if part.ops_left == 0 {
+                    self.part_done(op.request as usize, now);
+                }
+            }
+            Running::GcCopy => {}
+            Running::GcErase => {
+                self.space.finish_round(chip);
+                self.chips[chip as usize].end_round();
+            }
         }
         // Completing the part may have issued new work that started it.
         self.start_if_idle(chip, now);

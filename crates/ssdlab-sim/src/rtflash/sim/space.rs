@@ -1,17 +1,19 @@
 //! The flash space of the real-time simulation: a page-mapping store per
 //! chip with greedy GC, as the analysis assumes. Each logical page has a
-//! home chip (its stripe); writes go to the chip's open block, and when the
-//! chip would have to take one of its reserved free blocks, a GC round
-//! collects the full block with the fewest valid pages into the GC frontier
-//! (which may use the reserve) and erases it.
+//! home chip (its stripe); host writes and GC copies share one open block
+//! per chip. When the open block is full and the chip is down to its
+//! reserved free blocks, a GC round is needed: the full block with the
+//! fewest valid pages (greedy) is copied into a reserved block, which
+//! becomes the open block with `pages_per_block − valid` pages of room,
+//! and the victim is erased back into the reserve. One round thus frees
+//! exactly the room the analysis counts (`f = Np − u`).
 //!
-//! The store has no notion of time: the simulation turns what a write did
-//! (pages copied, blocks erased) into timed flash operations.
+//! The room a round makes exists only once its copies and its erase have
+//! run: between `begin_round` and `finish_round` no host page can be
+//! placed on that chip. The store has no notion of time; the simulation
+//! times the round's operations (`mod.rs`).
 
 use std::collections::VecDeque;
-
-/// A physical page of one chip: (block, page in block).
-type Slot = (u32, u32);
 
 #[derive(Debug, Clone, Default)]
 struct Block {
@@ -26,17 +28,9 @@ struct Block {
 struct Chip {
     blocks: Vec<Block>,
     free: VecDeque<u32>,
-    host_open: Option<u32>,
-    gc_open: Option<u32>,
-}
-
-/// What one host write cost its chip beyond the program itself.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct GcWork {
-    /// Valid pages copied by GC rounds the write needed.
-    pub copied_pages: u64,
-    /// Blocks erased by those rounds.
-    pub erased_blocks: u64,
+    open: Option<u32>,
+    /// The victim of the round in progress, erased when it finishes.
+    erasing: Option<u32>,
 }
 
 /// The chips' pages, and where each logical page is.
@@ -46,7 +40,7 @@ pub struct FlashSpace {
     pages_per_block: u32,
     reserved_blocks: usize,
     /// Logical page → (chip, block, page), None when never written.
-    location: Vec<Option<(u32, Slot)>>,
+    location: Vec<Option<(u32, u32, u32)>>,
 }
 
 /// A chip with no block left to collect: the data does not fit.
@@ -67,8 +61,8 @@ impl FlashSpace {
         let chip = Chip {
             blocks: vec![Block::default(); blocks_per_chip as usize],
             free: (0..blocks_per_chip).collect(),
-            host_open: None,
-            gc_open: None,
+            open: None,
+            erasing: None,
         };
         FlashSpace {
             chips: vec![chip; chips as usize],
@@ -78,43 +72,66 @@ impl FlashSpace {
         }
     }
 
-    /// Writes logical page `lpn` on `chip`, collecting first when the chip
-    /// has no page left outside its reserve. Returns the GC work done.
-    pub fn write(&mut self, lpn: u32, chip: u32) -> Result<GcWork, OutOfSpace> {
-        let mut work = GcWork::default();
-        while !self.host_has_room(chip) {
-            let copied = self.collect(chip)?;
-            work.copied_pages += copied;
-            work.erased_blocks += 1;
-        }
-        self.invalidate(lpn);
-        let block = self.frontier(chip, false).expect("room checked");
-        self.place(lpn, chip, block);
-        Ok(work)
-    }
-
-    fn host_has_room(&self, chip: u32) -> bool {
-        let c = &self.chips[chip as usize];
-        let open_room = c
-            .host_open
-            .is_some_and(|b| c.blocks[b as usize].written < self.pages_per_block);
-        open_room || c.free.len() > self.reserved_blocks
-    }
-
-    /// The open block of the host (or GC) frontier, opening a free block
-    /// when it is full.
-    fn frontier(&mut self, chip: u32, gc: bool) -> Option<u32> {
+    /// Places logical page `lpn` on `chip` if the chip has room now (its
+    /// open block, or a free block outside the reserve); false when it
+    /// needs a GC round first, or one is in progress.
+    pub fn try_write(&mut self, lpn: u32, chip: u32) -> bool {
         let ppb = self.pages_per_block;
+        let reserved = self.reserved_blocks;
         let c = &mut self.chips[chip as usize];
-        let open = if gc { &mut c.gc_open } else { &mut c.host_open };
-        if let Some(b) = *open {
-            if c.blocks[b as usize].written < ppb {
-                return Some(b);
-            }
+        if c.erasing.is_some() {
+            return false;
         }
-        let b = c.free.pop_front()?;
-        *open = Some(b);
-        Some(b)
+        let open_room = c.open.is_some_and(|b| c.blocks[b as usize].written < ppb);
+        if !open_room {
+            if c.free.len() <= reserved {
+                return false;
+            }
+            c.open = c.free.pop_front();
+        }
+        let block = c.open.expect("an open block with room");
+        self.invalidate(lpn);
+        self.place(lpn, chip, block);
+        true
+    }
+
+    /// Starts a GC round on `chip`: the greedy victim's valid pages move
+    /// into a reserved block, which becomes the open block. Returns the
+    /// pages copied; the round's room is usable after `finish_round`.
+    pub fn begin_round(&mut self, chip: u32) -> Result<u64, OutOfSpace> {
+        let victim = self.greedy_victim(chip).ok_or(OutOfSpace { chip })?;
+        let c = &mut self.chips[chip as usize];
+        let target = c.free.pop_front().ok_or(OutOfSpace { chip })?;
+        c.open = Some(target);
+        c.erasing = Some(victim);
+        let holds = std::mem::take(&mut c.blocks[victim as usize].holds);
+        let mut copied = 0;
+        for lpn in holds.into_iter().flatten() {
+            self.place(lpn, chip, target);
+            copied += 1;
+        }
+        Ok(copied)
+    }
+
+    /// Ends the round on `chip`: its victim is erased into the free pool.
+    pub fn finish_round(&mut self, chip: u32) {
+        let c = &mut self.chips[chip as usize];
+        if let Some(victim) = c.erasing.take() {
+            c.blocks[victim as usize] = Block::default();
+            c.free.push_back(victim);
+        }
+    }
+
+    /// Writes `lpn` with no clock: rounds, if needed, finish at once
+    /// (preconditioning). Returns the rounds run.
+    pub fn write_now(&mut self, lpn: u32, chip: u32) -> Result<u64, OutOfSpace> {
+        let mut rounds = 0;
+        while !self.try_write(lpn, chip) {
+            self.begin_round(chip)?;
+            self.finish_round(chip);
+            rounds += 1;
+        }
+        Ok(rounds)
     }
 
     fn place(&mut self, lpn: u32, chip: u32, block: u32) {
@@ -123,43 +140,24 @@ impl FlashSpace {
         b.written += 1;
         b.valid += 1;
         b.holds.push(Some(lpn));
-        self.location[lpn as usize] = Some((chip, (block, page)));
+        self.location[lpn as usize] = Some((chip, block, page));
     }
 
     fn invalidate(&mut self, lpn: u32) {
-        if let Some((chip, (block, page))) = self.location[lpn as usize].take() {
+        if let Some((chip, block, page)) = self.location[lpn as usize].take() {
             let b = &mut self.chips[chip as usize].blocks[block as usize];
             b.valid -= 1;
             b.holds[page as usize] = None;
         }
     }
 
-    /// One greedy GC round on `chip`: the full block with the fewest valid
-    /// pages is copied to the GC frontier and erased. Returns the pages
-    /// copied.
-    fn collect(&mut self, chip: u32) -> Result<u64, OutOfSpace> {
-        let victim = self.greedy_victim(chip).ok_or(OutOfSpace { chip })?;
-        let holds = std::mem::take(&mut self.chips[chip as usize].blocks[victim as usize].holds);
-        let mut copied = 0;
-        for lpn in holds.into_iter().flatten() {
-            self.location[lpn as usize] = None;
-            let dst = self.frontier(chip, true).ok_or(OutOfSpace { chip })?;
-            self.place(lpn, chip, dst);
-            copied += 1;
-        }
-        let c = &mut self.chips[chip as usize];
-        c.blocks[victim as usize] = Block::default();
-        c.free.push_back(victim);
-        Ok(copied)
-    }
-
-    /// The full block (not a frontier) with the fewest valid pages, the
+    /// The full block (not the open one) with the fewest valid pages, the
     /// lowest number among equals; None when every such block is all valid.
     fn greedy_victim(&self, chip: u32) -> Option<u32> {
         let c = &self.chips[chip as usize];
         let ppb = self.pages_per_block;
         (0..c.blocks.len() as u32)
-            .filter(|&b| Some(b) != c.host_open && Some(b) != c.gc_open)
+            .filter(|&b| Some(b) != c.open && Some(b) != c.erasing)
             .filter(|&b| c.blocks[b as usize].written == ppb)
             .filter(|&b| c.blocks[b as usize].valid < ppb)
             .min_by_key(|&b| c.blocks[b as usize].valid)
@@ -185,17 +183,13 @@ mod tests {
         // One chip of 8 blocks of 4 pages, 2 reserved; 12 logical pages.
         let mut s = FlashSpace::new(1, 8, 4, 2, 12);
         for lpn in 0..12 {
-            assert_eq!(s.write(lpn, 0).unwrap(), GcWork::default());
+            assert_eq!(s.write_now(lpn, 0).unwrap(), 0);
         }
-        let mut copied = 0;
         let mut rounds = 0;
         for i in 0..200u32 {
-            let w = s.write((i * 7) % 12, 0).unwrap();
-            copied += w.copied_pages;
-            rounds += w.erased_blocks;
+            rounds += s.write_now((i * 7) % 12, 0).unwrap();
         }
         assert!(rounds > 0, "overwrites of a full space must collect");
-        assert!(copied < rounds * 4, "a victim is never all valid");
         assert_eq!(s.valid_pages(0), 12);
         assert!((0..12).all(|l| s.location[l].is_some()));
     }
@@ -204,7 +198,30 @@ mod tests {
     fn data_larger_than_the_space_is_an_error_not_a_loop() {
         // 4 blocks of 4 pages, 2 reserved: 8 pages outside the reserve.
         let mut s = FlashSpace::new(1, 4, 4, 2, 16);
-        let result: Result<Vec<_>, _> = (0..16).map(|l| s.write(l, 0)).collect();
+        let result: Result<Vec<_>, _> = (0..16).map(|l| s.write_now(l, 0)).collect();
         assert_eq!(result, Err(OutOfSpace { chip: 0 }));
+    }
+
+    #[test]
+    fn a_round_frees_its_room_only_when_it_finishes() {
+        // One chip of 4 blocks of 4 pages, 1 reserved; 8 logical pages.
+        let mut s = FlashSpace::new(1, 4, 4, 1, 8);
+        for lpn in 0..8 {
+            s.write_now(lpn, 0).unwrap();
+        }
+        for lpn in [0, 1, 2, 4] {
+            s.write_now(lpn, 0).unwrap();
+        }
+        // Blocks: two full (valid 1 and 3), the third full too; reserve only.
+        assert!(!s.try_write(5, 0), "only the reserve is left");
+        let copied = s.begin_round(0).unwrap();
+        assert_eq!(copied, 1, "the greedy victim holds one valid page");
+        assert!(!s.try_write(5, 0), "no room until the erase is done");
+        s.finish_round(0);
+        for lpn in [5, 6, 7] {
+            assert!(s.try_write(lpn, 0), "the round freed Np − u = 3 pages");
+        }
+        assert!(!s.try_write(0, 0));
+        assert_eq!(s.valid_pages(0), 8);
     }
 }
