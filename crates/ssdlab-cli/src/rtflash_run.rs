@@ -31,7 +31,7 @@ pub struct RunArgs {
     json: bool,
 }
 
-#[derive(Clone, Copy, clap::ValueEnum, Serialize)]
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
 #[serde(rename_all = "kebab-case")]
 enum NrtArg {
     Tbs,
@@ -147,6 +147,12 @@ fn print_text(file: &str, o: &RunOutput) {
             ms(r.max_response_ns),
             ms(r.p999_response_ns),
             t.worst_case_latency_ns.map_or("unbounded".into(), ms),
+        );
+    }
+    if o.nrt_service == NrtArg::Tbs {
+        println!(
+            "(the WCL bound is the RT busy period; with NRT through a TBS the server's \
+             work may push a job past it, and the guarantee is the deadline)"
         );
     }
     if let Some(n) = &o.nrt {
