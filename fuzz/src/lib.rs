@@ -385,3 +385,43 @@ fn drive(s: &mut dyn Scheduler) {
     }
     let _ = (s.queued(), s.counters(), s.has_work());
 }
+
+/// Platform pages up to which a fuzzed task set is also simulated.
+const MAX_SIMULATED_PAGES: u64 = 1 << 16;
+
+/// `taskset`: real-time task-set TOML through `TaskSet::from_toml` (what
+/// `rtflash analyze` and `rtflash run` read), then every approach's
+/// allocation and analysis (what `analyze` prints) and, for small
+/// platforms, a short simulation of each allocation (what `run` does).
+pub fn taskset(data: &[u8]) {
+    use ssdlab_sim::rtflash::allocate::REGISTRY;
+    use ssdlab_sim::rtflash::sim::{setup_from, simulate, NrtPolicy};
+    use ssdlab_sim::rtflash::{allocate, ApproachChoice, TaskSet};
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let ts = match TaskSet::from_toml(text, "fuzz.toml") {
+        Ok(ts) => ts,
+        Err(e) => {
+            let _ = e.to_string();
+            return;
+        }
+    };
+    let p = &ts.platform;
+    let pages = u64::from(p.chips)
+        .saturating_mul(p.blocks_per_chip)
+        .saturating_mul(p.pages_per_block);
+    for entry in REGISTRY {
+        let approach = ApproachChoice::parse(entry.name).expect("a registered approach");
+        let alloc = allocate(&ts, approach);
+        let _ = format!("{alloc:?}");
+        if pages > MAX_SIMULATED_PAGES {
+            continue;
+        }
+        for policy in [NrtPolicy::Background, NrtPolicy::Tbs] {
+            if let Ok(setup) = setup_from(&ts, &alloc, policy, 20_000_000, 1) {
+                let _ = simulate(&setup);
+            }
+        }
+    }
+}

@@ -7,6 +7,7 @@ mod output;
 mod presets_cmd;
 mod replay_cmd;
 mod reproduce_cmd;
+mod reproduce_rtflash;
 mod rtflash_cmd;
 mod rtflash_run;
 mod run_cmd;

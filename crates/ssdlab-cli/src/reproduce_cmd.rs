@@ -25,6 +25,11 @@ enum Study {
     /// The on-demand GC study (Lee, Choi, Hong 2023): six application
     /// profiles (synthetic stand-ins) × PBGC, BBGC and on-demand GC on seed004.
     GcOndemand(GcArgs),
+    /// The real-time flash study (Kim et al., DAC 2021): the case study under
+    /// Clustering-BFD+TBS, Global+BG, Full-Isolation+BG and two ablations,
+    /// the worst-case latency breakdown, schedulability curves for 4, 8 and
+    /// 16 chips, and NRT bandwidth on accepted sets.
+    RtFlash(crate::reproduce_rtflash::RtFlashArgs),
 }
 
 #[derive(clap::Args)]
@@ -112,7 +117,7 @@ impl K2Common {
     }
 }
 
-fn default_jobs() -> usize {
+pub(crate) fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
@@ -121,28 +126,29 @@ pub fn run(a: Args) -> Result<(), InputError> {
         Study::K2(a) => run_k2(a),
         Study::K2Rtss(a) => run_rtss(a),
         Study::GcOndemand(a) => run_gc(a),
+        Study::RtFlash(a) => crate::reproduce_rtflash::run(a),
     }
 }
 
 /// A "points done" bar on stderr, only on a terminal.
-struct PointsBar(Option<indicatif::ProgressBar>);
+pub(crate) struct PointsBar(Option<indicatif::ProgressBar>);
 
 impl PointsBar {
-    fn tick(&self, done: usize, total: usize) {
+    pub(crate) fn tick(&self, done: usize, total: usize) {
         if let Some(b) = &self.0 {
             b.set_length(total as u64);
             b.set_position(done as u64);
         }
     }
 
-    fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if let Some(b) = &self.0 {
             b.finish_and_clear();
         }
     }
 }
 
-fn progress_bar(what: &str) -> PointsBar {
+pub(crate) fn progress_bar(what: &str) -> PointsBar {
     PointsBar(std::io::stderr().is_terminal().then(|| {
         let b = indicatif::ProgressBar::new(1);
         let template =

@@ -105,6 +105,11 @@ fn sched_spec_corpus() {
     replay("sched_spec", harness::sched_spec);
 }
 
+#[test]
+fn taskset_corpus() {
+    replay("taskset", harness::taskset);
+}
+
 /// The open crashes still crash: once one is fixed, its entry leaves
 /// `known-open.txt` and the reproducer guards against the bug's return.
 /// Checked only with debug assertions (the fuzz builds' setting): without

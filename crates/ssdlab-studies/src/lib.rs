@@ -8,6 +8,7 @@ pub mod cache;
 pub mod gc_study;
 pub mod k2;
 pub mod report;
+pub mod rtflash;
 pub mod waf;
 
 /// Peak resident set size of this process in MiB (Linux; 0 elsewhere).

@@ -1,0 +1,186 @@
+//! `reproduce rt-flash`: the study of Kim et al., "Dynamic Chip Clustering
+//! and Task Allocation for Real-time Flash" (DAC 2021), in four parts:
+//!
+//! 1. the case study (4 chips, 4 RT tasks, 1 NRT load) simulated under
+//!    Clustering-BFD+TBS, Global+BG, Full-Isolation+BG and the ablations
+//!    Clustering-BFD+BG and Global+TBS (`case_study.rs`);
+//! 2. the motivation figure: each case-study task's worst-case latency in
+//!    its parts under the shared, fully isolated and clustered layouts;
+//! 3. schedulability ratio against normalised demand for 4, 8 and 16 chips
+//!    in three task-set families (`curves.rs`);
+//! 4. the bandwidth study: accepted random sets simulated with a saturating
+//!    NRT load (`curves.rs`).
+//!
+//! Every point is cached under a hash of what decides it, so a repeated or
+//! interrupted run recomputes only what is missing; points run in parallel.
+
+mod case_study;
+mod curves;
+mod report;
+
+pub use case_study::{CASE_STUDY_FILE, CASE_STUDY_TOML, VARIANTS};
+pub use curves::{Family, FAMILIES};
+pub use report::write_report;
+
+use crate::cache::Cache;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use ssdlab_sim::error::InputError;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// How much of the study to run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Plan {
+    /// Simulated seconds of each case-study run.
+    pub case_seconds: u64,
+    /// Random task sets per schedulability point.
+    pub sets_per_point: usize,
+    /// Demand levels `U/m`: 0.10, 0.10 + step, …, 1.00.
+    pub demand_step: f64,
+    /// Accepted sets simulated per bandwidth point, and their seconds.
+    pub bandwidth_sets: usize,
+    pub bandwidth_seconds: u64,
+}
+
+impl Plan {
+    /// About a minute on two cores.
+    pub const QUICK: Plan = Plan {
+        case_seconds: 20,
+        sets_per_point: 200,
+        demand_step: 0.1,
+        bandwidth_sets: 3,
+        bandwidth_seconds: 10,
+    };
+    /// The paper's scale: 1,000 sets per point, demand in steps of 0.05·m,
+    /// a minute of simulated time per run.
+    pub const PAPER: Plan = Plan {
+        case_seconds: 60,
+        sets_per_point: 1000,
+        demand_step: 0.05,
+        bandwidth_sets: 10,
+        bandwidth_seconds: 60,
+    };
+
+    /// The demand levels `U/m` of the curves.
+    pub fn demand_levels(&self) -> Vec<f64> {
+        let steps = (0.9 / self.demand_step).round() as usize;
+        (0..=steps)
+            .map(|i| ((0.1 + i as f64 * self.demand_step) * 1000.0).round() / 1000.0)
+            .collect()
+    }
+}
+
+pub struct StudyOptions {
+    pub out: PathBuf,
+    pub threads: usize,
+    pub seed: u64,
+    pub plan: Plan,
+}
+
+/// One figure of the study, in tidy form: which part, which approach (with
+/// its NRT service), where (chips, task-set family, demand, task), what
+/// (metric) and its value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub part: String,
+    pub approach: String,
+    pub chips: u32,
+    pub family: String,
+    pub demand: f64,
+    pub task: String,
+    pub metric: String,
+    pub value: f64,
+}
+
+impl Row {
+    fn new(part: &str, approach: &str, metric: &str, value: f64) -> Row {
+        Row {
+            part: part.into(),
+            approach: approach.into(),
+            chips: 0,
+            family: String::new(),
+            demand: 0.0,
+            task: String::new(),
+            metric: metric.into(),
+            value,
+        }
+    }
+}
+
+/// A unit of work: what it computes and the configuration that decides it.
+pub(crate) struct Point {
+    pub config: serde_json::Value,
+    /// Relative cost, to start the longest first.
+    pub cost: u64,
+    pub compute: Box<dyn Fn() -> Result<Vec<Row>, InputError> + Send + Sync>,
+}
+
+/// Runs the study: every point not yet in `out/cache`. Returns the rows in
+/// plan order and how many points were computed.
+pub fn run(
+    opts: &StudyOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<(Vec<Row>, usize), InputError> {
+    let mut points = case_study::points(opts)?;
+    points.extend(curves::points(opts));
+    let cache_dir = opts.out.join("cache");
+    let cache = Cache::open(&cache_dir)
+        .map_err(|e| InputError::invalid(cache_dir.display().to_string(), e.to_string()))?;
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(points[i].cost));
+    let done = AtomicUsize::new(0);
+    let computed = AtomicUsize::new(0);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads.max(1))
+        .build()
+        .map_err(|e| InputError::invalid("--jobs", e.to_string()))?;
+    let results: Vec<(usize, Vec<Row>)> = pool.install(|| {
+        order
+            .par_iter()
+            .with_max_len(1)
+            .map(|&i| {
+                let p = &points[i];
+                let key = Cache::key(&p.config);
+                let rows = match cache.get(&key) {
+                    Some(rows) => rows,
+                    None => {
+                        let rows = (p.compute)()?;
+                        cache.put(&key, &p.config, &rows).map_err(|e| {
+                            InputError::invalid(cache_dir.display().to_string(), e.to_string())
+                        })?;
+                        computed.fetch_add(1, Ordering::Relaxed);
+                        rows
+                    }
+                };
+                progress(done.fetch_add(1, Ordering::Relaxed) + 1, points.len());
+                Ok((i, rows))
+            })
+            .collect::<Result<_, InputError>>()
+    })?;
+    let mut results = results;
+    results.sort_by_key(|(i, _)| *i);
+    let rows = results.into_iter().flat_map(|(_, r)| r).collect();
+    Ok((rows, computed.into_inner()))
+}
+
+/// Mixes a seed with the numbers that name a point.
+pub(crate) fn point_seed(seed: u64, parts: &[u64]) -> u64 {
+    parts.iter().fold(seed ^ 0x0005_EED0_FDAC_2021, |h, &p| {
+        (h ^ p).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demand_levels_cover_a_tenth_to_one() {
+        assert_eq!(Plan::QUICK.demand_levels().len(), 10);
+        let paper = Plan::PAPER.demand_levels();
+        assert_eq!(paper.len(), 19);
+        assert_eq!((paper[0], paper[18]), (0.1, 1.0));
+        assert_eq!(paper[1], 0.15);
+    }
+}
