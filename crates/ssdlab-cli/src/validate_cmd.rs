@@ -23,10 +23,31 @@ enum What {
         #[arg(long)]
         json: bool,
     },
+    /// A preset run against its drive's data sheet: 128 KiB sequential and
+    /// 4 KiB random fio jobs at QD 32 on a fresh or half-full drive, beside
+    /// the vendor's figures (±25 % marked).
+    Datasheet {
+        /// The preset (a drive with a known data sheet).
+        #[arg(default_value = "consumer-tlc-250g")]
+        preset: String,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Runs in parallel.
+        #[arg(long, default_value_t = crate::reproduce_cmd::default_jobs())]
+        jobs: usize,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 pub fn run(a: Args) -> Result<(), InputError> {
     match a.what {
+        What::Datasheet {
+            preset,
+            seed,
+            jobs,
+            json,
+        } => datasheet(&preset, seed, jobs, json),
         What::Waf {
             seed,
             warmup,
@@ -71,5 +92,46 @@ pub fn run(a: Args) -> Result<(), InputError> {
             println!("model: Xiang and Kurkoski (2012); see docs/model.md");
             Ok(())
         }
+    }
+}
+
+fn datasheet(preset: &str, seed: u64, jobs: usize, json: bool) -> Result<(), InputError> {
+    use ssdlab_studies::datasheet;
+    if jobs == 0 {
+        return Err(InputError::invalid("--jobs", "must be at least 1"));
+    }
+    let rows = datasheet::run(preset, seed, jobs)?;
+    if json {
+        return crate::print_json(&rows);
+    }
+    println!("{preset} against its data sheet (scheduler none, the preset's host, seed {seed})");
+    println!(
+        "{:<74} {:>10} {:>10} {:>7}  within ±{:.0} %",
+        "figure",
+        "vendor",
+        "ssdlab",
+        "ratio",
+        datasheet::TOLERANCE * 100.0
+    );
+    for r in &rows {
+        println!(
+            "{:<74} {:>10} {:>10} {:>7.2}  {}",
+            format!("{} ({})", r.figure, r.unit),
+            fmt(r.vendor),
+            fmt(r.simulated),
+            r.ratio,
+            if r.within { "yes" } else { "no" }
+        );
+    }
+    let within = rows.iter().filter(|r| r.within).count();
+    println!("{within} of {} figures within ±25 %", rows.len());
+    Ok(())
+}
+
+fn fmt(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
     }
 }

@@ -52,6 +52,8 @@ fn nonsense_parameters_exit_2() {
         vec!["bench", "--requests", "0", "--device", "seed004"],
         vec!["bench", "--device", "no-such-device"],
         vec!["validate", "waf", "--warmup", "-1"],
+        vec!["validate", "datasheet", "seed004"],
+        vec!["validate", "datasheet", "--jobs", "0"],
         vec!["bench", "--qd", "many"],
     ] {
         let (code, stdout, stderr) = ssdlab(&args);
@@ -95,6 +97,40 @@ fn bench_json_is_deterministic_apart_from_wall_figures() {
     assert_eq!(a, b);
     assert!(a["randread"]["p999_us"].as_f64().unwrap() > 0.0);
     assert!(a["randwrite_gc_ftl"]["gc_invocations"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn validate_datasheet_prints_every_figure_beside_the_vendors_deterministically() {
+    let run = || {
+        let (code, out, err) = ssdlab(&["validate", "datasheet", "--json"]);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    let v = run();
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), 6);
+    for r in rows {
+        let (vendor, sim) = (
+            r["vendor"].as_f64().unwrap(),
+            r["simulated"].as_f64().unwrap(),
+        );
+        assert!(vendor > 0.0 && sim > 0.0, "{r}");
+        let ratio = r["ratio"].as_f64().unwrap();
+        assert!((ratio - sim / vendor).abs() < 1e-9, "{r}");
+        assert_eq!(
+            r["within"].as_bool().unwrap(),
+            (ratio - 1.0).abs() <= 0.25,
+            "{r}"
+        );
+    }
+    // The buffer is read where the sustained write slows: it is smaller
+    // than what 40 s at the first second's speed would write.
+    let buffer = rows.iter().find(|r| r["unit"] == "GB").unwrap();
+    assert!(
+        buffer["simulated"].as_f64().unwrap() < 40.0 * 2.5,
+        "{buffer}"
+    );
+    assert_eq!(v, run());
 }
 
 #[test]

@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod cache;
+pub mod datasheet;
 pub mod gc_study;
 pub mod k2;
 pub mod report;
