@@ -5,30 +5,83 @@
 //! so a map costs physical memory only for the 4 KiB stretches (1024
 //! entries) that were ever written. A huge device with little data on it
 //! needs little memory.
+//!
+//! A large map lives in an anonymous mapping the kernel is asked to back
+//! with transparent huge pages (`madvise(MADV_HUGEPAGE)`): a random lookup
+//! into a map of tens of megabytes then misses the TLB far less often
+//! (`ssdlab bench --compare`: random reads 1.19×, GC-bound writes 1.15×,
+//! the full stack 1.13×; docs/performance.md). Memory still follows the
+//! data, in 2 MiB steps instead of 4 KiB. It changes only where the entries
+//! live, never what they hold.
 
 use crate::ssd::ids::RawIndex;
 use std::marker::PhantomData;
 
+/// Maps of at least this many bytes ask for huge pages.
+const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
+
+/// Where the entries live.
+enum Store {
+    Heap(Vec<u32>),
+    Mapped(memmap2::MmapMut),
+}
+
 /// A map from `K` (a logical or physical page) to an optional `V`.
 pub(crate) struct PageMap<K, V> {
-    entries: Vec<u32>,
+    store: Store,
     types: PhantomData<(K, V)>,
+}
+
+/// A zeroed anonymous mapping of `len` entries backed by huge pages where
+/// the kernel allows; None when the mapping cannot be made.
+fn mapped(len: usize) -> Option<memmap2::MmapMut> {
+    let bytes = len.checked_mul(4)?;
+    let map = memmap2::MmapOptions::new().len(bytes).map_anon().ok()?;
+    #[cfg(target_os = "linux")]
+    {
+        // Only a hint: without huge pages the map works the same.
+        let _ = map.advise(memmap2::Advice::HugePage);
+    }
+    Some(map)
 }
 
 impl<K: RawIndex, V: RawIndex> PageMap<K, V> {
     /// `len` entries, all empty.
     pub fn new(len: usize) -> Self {
-        // vec![0; n] is a zeroed allocation (calloc / fresh mmap): no page
+        // Both stores are zeroed allocations (calloc / fresh mmap): no page
         // is touched until written.
+        let store = match (len * 4 >= HUGE_PAGE_MIN_BYTES)
+            .then(|| mapped(len))
+            .flatten()
+        {
+            Some(map) => Store::Mapped(map),
+            None => Store::Heap(vec![0; len]),
+        };
         PageMap {
-            entries: vec![0; len],
+            store,
             types: PhantomData,
         }
     }
 
     #[inline]
+    fn entries(&self) -> &[u32] {
+        match &self.store {
+            Store::Heap(v) => v,
+            Store::Mapped(m) => bytemuck::cast_slice(&m[..]),
+        }
+    }
+
+    #[inline]
+    fn entries_mut(&mut self) -> &mut [u32] {
+        match &mut self.store {
+            Store::Heap(v) => v,
+            Store::Mapped(m) => bytemuck::cast_slice_mut(&mut m[..]),
+        }
+    }
+
+    #[inline]
     pub fn get(&self, key: K) -> Option<V> {
-        match self.entries[key.raw() as usize] {
+        match self.entries()[key.raw() as usize] {
             0 => None,
             stored => Some(V::from_raw(stored - 1)),
         }
@@ -39,21 +92,21 @@ impl<K: RawIndex, V: RawIndex> PageMap<K, V> {
     #[inline]
     pub fn set(&mut self, key: K, value: V) {
         debug_assert!(value.raw() != u32::MAX);
-        self.entries[key.raw() as usize] = value.raw() + 1;
+        self.entries_mut()[key.raw() as usize] = value.raw() + 1;
     }
 
     #[inline]
     pub fn clear(&mut self, key: K) {
-        self.entries[key.raw() as usize] = 0;
+        self.entries_mut()[key.raw() as usize] = 0;
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.entries().len()
     }
 
     /// `(key, value)` for every entry in use.
     pub fn mapped(&self) -> impl Iterator<Item = (K, V)> + '_ {
-        self.entries
+        self.entries()
             .iter()
             .enumerate()
             .filter(|(_, &v)| v != 0)
@@ -62,6 +115,6 @@ impl<K: RawIndex, V: RawIndex> PageMap<K, V> {
 
     /// Entries in use.
     pub fn count_mapped(&self) -> u64 {
-        self.entries.iter().filter(|&&v| v != 0).count() as u64
+        self.entries().iter().filter(|&&v| v != 0).count() as u64
     }
 }
