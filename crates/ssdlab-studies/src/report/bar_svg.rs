@@ -2,6 +2,7 @@
 //! logarithmic y), for study figures whose values span orders of magnitude.
 //! Deterministic: the same input gives the same bytes.
 
+use super::html::escape as esc;
 use std::fmt::Write as _;
 
 pub struct BarChart<'a> {
@@ -22,13 +23,6 @@ const BOTTOM: f64 = 80.0;
 const COLORS: [&str; 6] = [
     "#7a9cc6", "#c0392b", "#2e8b57", "#e6a23c", "#8e44ad", "#555555",
 ];
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 impl BarChart<'_> {
     /// Decades spanned by the positive values (at least one).

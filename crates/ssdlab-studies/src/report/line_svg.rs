@@ -2,6 +2,7 @@
 //! series), for study figures such as a schedulability ratio against the
 //! demand. Deterministic: the same input gives the same bytes.
 
+use super::html::escape as esc;
 use std::fmt::Write as _;
 
 pub struct LineChart<'a> {
@@ -24,13 +25,6 @@ const COLORS: [&str; 6] = [
     "#c0392b", "#7a9cc6", "#2e8b57", "#e6a23c", "#8e44ad", "#555555",
 ];
 const TICKS: usize = 5;
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 /// The finite range of `values`, widened to a non-empty one.
 fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
