@@ -3,11 +3,10 @@ use crate::output::Output;
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::experiment::fio_run::{self, RunSetup};
 use ssdlab_sim::experiment::report;
-use ssdlab_sim::host::HostConfig;
-use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::precondition::PreconditionMode;
+use ssdlab_studies::setup::{load_device, load_host, occupancy_share};
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 #[derive(clap::Args)]
@@ -67,18 +66,13 @@ pub struct SimArgs {
 impl SimArgs {
     /// The validated run set-up.
     pub fn setup(&self, check: bool) -> Result<RunSetup, InputError> {
-        if !(0.0..=100.0).contains(&self.occupancy) {
-            return Err(InputError::invalid(
-                "--occupancy",
-                format!("{} is outside [0, 100]", self.occupancy),
-            ));
-        }
-        let preset = load_device(&self.device, self.gc.as_deref())?;
+        let occupancy = occupancy_share(self.occupancy, "--occupancy")?;
+        let preset = load_device(&self.device, self.gc.as_deref(), &[])?;
         Ok(RunSetup {
             host: load_host(self.host.as_deref(), preset.host)?,
             device: preset.device,
             scheduler: self.scheduler.clone(),
-            occupancy: self.occupancy / 100.0,
+            occupancy,
             precondition: self.precondition,
             seed: self.seed,
             check,
@@ -120,20 +114,10 @@ pub fn run(a: Args) -> Result<(), InputError> {
         ignore_unknown: a.ignore_unknown,
     };
     let jobfile = ssdlab_fio::parse_file_with(&a.jobfile, &ssdlab_fio::process_env, &opts)
-        .map_err(fio_error)?;
+        .map_err(InputError::from)?;
     let outputs = a.sim.outputs()?;
     let prepared = fio_run::prepare(&jobfile, &setup)?;
     execute_and_report(prepared, &jobfile, &setup, outputs)
-}
-
-/// A preset with, optionally, a GC scheme of the GC study applied to its
-/// device.
-pub fn load_device(name: &str, gc: Option<&str>) -> Result<Preset, InputError> {
-    let mut preset = Preset::load(name)?;
-    if let Some(scheme) = gc {
-        ssdlab_studies::gc_study::apply_scheme(&mut preset.device, scheme)?;
-    }
-    Ok(preset)
 }
 
 /// Where a run's report goes.
@@ -169,31 +153,8 @@ pub fn execute_and_report(
     }
 }
 
-fn fio_error(e: ssdlab_fio::FioError) -> InputError {
-    InputError::At {
-        file: e.file.clone(),
-        line: e.line,
-        field: e
-            .option
-            .clone()
-            .map_or("job file".to_string(), |o| format!("option '{o}'")),
-        message: e.message.clone(),
-    }
-}
-
 fn parse_precondition(s: &str) -> Result<PreconditionMode, String> {
     s.parse()
-}
-
-/// The host settings of `--host`, or else the preset's own.
-pub fn load_host(path: Option<&Path>, preset_host: HostConfig) -> Result<HostConfig, InputError> {
-    let Some(path) = path else {
-        return Ok(preset_host);
-    };
-    let file = path.display().to_string();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| InputError::invalid(&file, e.to_string()))?;
-    HostConfig::from_toml(&text, &file)
 }
 
 /// A progress bar on stderr, shown only on a terminal and only once the run

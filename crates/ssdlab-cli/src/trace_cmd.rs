@@ -2,7 +2,7 @@ use crate::output::Output;
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::layout::Layout;
-use ssdlab_trace::{profile, write_trace, Format, SynthOptions, PROFILES};
+use ssdlab_trace::{profile, write_trace, SynthOptions, PROFILES};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
@@ -55,15 +55,6 @@ struct SynthArgs {
 }
 
 /// A trace format name, or an error listing the known ones.
-pub fn parse_format(name: &str) -> Result<Format, InputError> {
-    name.parse().map_err(|_| {
-        InputError::invalid(
-            "--format",
-            format!("unknown '{name}' (known: {})", Format::NAMES.join(", ")),
-        )
-    })
-}
-
 pub fn run(a: Args) -> Result<(), InputError> {
     let What::Synth(a) = a.what;
     let names: Vec<&str> = PROFILES.iter().map(|p| p.name).collect();
@@ -79,7 +70,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
     tuned.overwrite_pct = a.overwrite_pct.unwrap_or(tuned.overwrite_pct);
     tuned.iops = a.iops.unwrap_or(tuned.iops);
     let p = &tuned;
-    let format = crate::trace_cmd::parse_format(&a.format)?;
+    let format = ssdlab_sim::workload::replay_setup::parse_format(&a.format)?;
     if a.requests == 0 {
         return Err(InputError::invalid("--requests", "must be at least 1"));
     }

@@ -40,3 +40,18 @@ impl InputError {
         }
     }
 }
+
+/// A job-file error keeps its file, line and option.
+impl From<ssdlab_fio::FioError> for InputError {
+    fn from(e: ssdlab_fio::FioError) -> Self {
+        InputError::At {
+            field: e
+                .option
+                .clone()
+                .map_or("job file".to_string(), |o| format!("option '{o}'")),
+            file: e.file,
+            line: e.line,
+            message: e.message,
+        }
+    }
+}

@@ -53,8 +53,14 @@ pub struct Preset {
 impl Preset {
     /// Loads a built-in preset by name, or a TOML file by path.
     pub fn load(name_or_path: &str) -> Result<Preset, InputError> {
+        let (text, file) = Self::source(name_or_path)?;
+        Self::from_toml(&text, &file)
+    }
+
+    /// A preset's TOML text and the name its errors give it.
+    fn source(name_or_path: &str) -> Result<(String, String), InputError> {
         if let Some(p) = PRESETS.iter().find(|p| p.name == name_or_path) {
-            return Self::from_toml(p.source, &format!("<preset {}>", p.name));
+            return Ok((p.source.to_string(), format!("<preset {}>", p.name)));
         }
         let text = std::fs::read_to_string(name_or_path).map_err(|e| {
             let names: Vec<_> = PRESETS.iter().map(|p| p.name).collect();
@@ -66,7 +72,31 @@ impl Preset {
                 ),
             )
         })?;
-        Self::from_toml(&text, name_or_path)
+        Ok((text, name_or_path.to_string()))
+    }
+
+    /// Loads a preset as `load` does, with `overrides` (dotted keys such as
+    /// `gc.free_block_threshold`, each with a TOML value) set in its text
+    /// before it is read and checked; an override of an unknown key is an
+    /// error as in a preset file.
+    pub fn load_with(
+        name_or_path: &str,
+        overrides: &[(String, toml::Value)],
+    ) -> Result<Preset, InputError> {
+        if overrides.is_empty() {
+            return Self::load(name_or_path);
+        }
+        let (text, file) = Self::source(name_or_path)?;
+        let mut table: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| InputError::invalid(&file, e.to_string()))?;
+        for (key, value) in overrides {
+            set_dotted(&mut table, key, value.clone())
+                .map_err(|m| InputError::invalid(format!("{file} override '{key}'"), m))?;
+        }
+        let text =
+            toml::to_string(&table).map_err(|e| InputError::invalid(&file, e.to_string()))?;
+        Self::from_toml(&text, &format!("{file} with overrides"))
     }
 
     /// Parses a preset; `file` names the source in errors. Each section is
@@ -125,7 +155,47 @@ impl Preset {
     }
 }
 
+/// Sets `key` (dotted: `a.b.c`) in `table`, making the tables on the way.
+pub fn set_dotted(table: &mut toml::Table, key: &str, value: toml::Value) -> Result<(), String> {
+    let mut parts: Vec<&str> = key.split('.').collect();
+    let last = parts.pop().filter(|k| !k.is_empty()).ok_or("empty key")?;
+    let mut t = table;
+    for part in parts {
+        if part.is_empty() {
+            return Err("empty key part".into());
+        }
+        let next = t
+            .entry(part)
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        t = next
+            .as_table_mut()
+            .ok_or_else(|| format!("'{part}' is not a table"))?;
+    }
+    t.insert(last.to_string(), value);
+    Ok(())
+}
+
 impl HostConfig {
+    /// `self` with `overrides` (keys of the `[host]` table) set, checked as
+    /// a host file is.
+    pub fn with_overrides(
+        &self,
+        overrides: &[(String, toml::Value)],
+    ) -> Result<HostConfig, InputError> {
+        if overrides.is_empty() {
+            return Ok(self.clone());
+        }
+        let mut table =
+            toml::Table::try_from(self).map_err(|e| InputError::invalid("host", e.to_string()))?;
+        for (key, value) in overrides {
+            set_dotted(&mut table, key, value.clone())
+                .map_err(|m| InputError::invalid(format!("host override '{key}'"), m))?;
+        }
+        let text =
+            toml::to_string(&table).map_err(|e| InputError::invalid("host", e.to_string()))?;
+        HostConfig::from_toml(&text, "host with overrides")
+    }
+
     /// Reads a host file (the keys of a preset's `[host]` table, at top
     /// level); `file` names it in errors.
     pub fn from_toml(text: &str, file: &str) -> Result<HostConfig, InputError> {

@@ -8,8 +8,10 @@ pub mod cache;
 pub mod datasheet;
 pub mod gc_study;
 pub mod k2;
+pub mod point;
 pub mod report;
 pub mod rtflash;
+pub mod setup;
 pub mod waf;
 
 /// Peak resident set size of this process in MiB (Linux; 0 elsewhere).

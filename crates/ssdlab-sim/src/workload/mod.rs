@@ -5,5 +5,6 @@
 
 pub mod fio;
 pub mod fio_job;
+pub mod replay_setup;
 pub mod script;
 pub mod trace_replay;

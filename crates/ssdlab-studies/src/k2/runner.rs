@@ -3,12 +3,12 @@
 use super::grid::{points, Plan, Point};
 use super::results::PointRow;
 use crate::cache::Cache;
+use crate::point::{PointFigures, PointSpec};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use ssdlab_sim::error::InputError;
-use ssdlab_sim::experiment::fio_run;
 use ssdlab_sim::host::HostConfig;
 use ssdlab_sim::ssd::config::SsdConfig;
+use ssdlab_sim::ssd::precondition::PreconditionMode;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -76,19 +76,21 @@ pub fn execute(
     order.sort_by_key(|&i| std::cmp::Reverse(pts[i].cost));
     let next = AtomicUsize::new(0);
     let one = |p: &RunPoint| -> Result<RepResult, InputError> {
-        let config = point_config(p, env);
+        let spec = p.spec(env);
+        let config = spec.config();
         let key = Cache::key(&config);
-        let r = match cache.get(&key) {
-            Some(r) => r,
+        let figures: PointFigures = match cache.get(&key) {
+            Some(f) => f,
             None => {
-                let r = run_point(p, env)?;
+                let f = spec.run()?;
                 cache
-                    .put(&key, &config, &r)
+                    .put(&key, &config, &f)
                     .map_err(|e| io_err(env.out, e))?;
                 computed.fetch_add(1, Ordering::Relaxed);
-                r
+                f
             }
         };
+        let r = RepResult::of(&figures);
         progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
         Ok(r)
     };
@@ -182,80 +184,45 @@ pub struct RepResult {
     pub per_second: Vec<(u64, u64, u64)>,
 }
 
-/// Everything that decides a repetition's result (the cache key's input).
-fn point_config(p: &RunPoint, env: &RunEnv) -> serde_json::Value {
-    json!({
-        "ssdlab": env!("CARGO_PKG_VERSION"),
-        // 2: results carry the per-second series.
-        "result_format": 2,
-        "device": env.device,
-        "host": env.host,
-        "scheduler": p.scheduler,
-        "job": p.job_text,
-        "occupancy": p.occupancy,
-        "seed": env.seed.wrapping_add(p.seed_offset),
-    })
-}
-
-fn run_point(p: &RunPoint, env: &RunEnv) -> Result<RepResult, InputError> {
-    let jobfile = ssdlab_fio::parse_str(&p.job_text, &p.job_name, &|_| None)
-        .map_err(|e| InputError::invalid(p.job_name.clone(), e.to_string()))?;
-    let setup = fio_run::RunSetup {
-        device: env.device.clone(),
-        host: env.host.clone(),
-        scheduler: p.scheduler.clone(),
-        occupancy: p.occupancy,
-        precondition: ssdlab_sim::ssd::precondition::PreconditionMode::Auto,
-        seed: env.seed.wrapping_add(p.seed_offset),
-        check: false,
-    };
-    let res = fio_run::run(&jobfile, &setup, None)?;
-    Ok(measure(&res))
-}
-
-/// The RT job ("rt") and the background jobs of a finished run.
-fn measure(res: &fio_run::RunResult) -> RepResult {
-    let reports: Vec<_> = res.stats.iter().map(|s| &s.report).collect();
-    let bw = |r: &ssdlab_metrics::JobReport| (r.read.bw_bytes() + r.write.bw_bytes()) as f64 / 1e6;
-    let rt = reports
-        .iter()
-        .find(|r| r.jobname == "rt")
-        .expect("study job files have an rt job");
-    let mut rt_clat = rt.read.clat.clone();
-    rt_clat.merge(&rt.write.clat);
-    let pct = rt_clat.percentiles(&[99.0, 99.9]);
-    let pct_us = |i: usize| pct.get(i).map_or(0.0, |p| p.1 as f64 / 1000.0);
-    let f = &res.ftl;
-    let waf = f.waf();
-    RepResult {
-        rt_p999_us: pct_us(1),
-        rt_p99_us: pct_us(0),
-        rt_mean_us: rt_clat.mean() / 1000.0,
-        total_bw_mbs: reports.iter().map(|r| bw(r)).sum(),
-        nrt_bw_mbs: reports
-            .iter()
-            .filter(|r| r.jobname != "rt")
-            .map(|r| bw(r))
-            .sum(),
-        waf,
-        gc_invocations: f.gc_invocations,
-        gc_pages_moved: f.gc_pages_moved,
-        erases: f.erases,
-        per_second: per_second_totals(res),
-    }
-}
-
-/// The bytes and I/Os of all jobs and directions, per simulated second.
-fn per_second_totals(res: &fio_run::RunResult) -> Vec<(u64, u64, u64)> {
-    let mut totals = std::collections::BTreeMap::<u64, (u64, u64)>::new();
-    for sampler in res.stats.iter().flat_map(|s| &s.samplers) {
-        for (sec, bytes, ios) in sampler.per_second_series() {
-            let t = totals.entry(sec).or_default();
-            t.0 += bytes;
-            t.1 += ios;
+impl RunPoint {
+    /// The point to run in `env`.
+    pub fn spec(&self, env: &RunEnv) -> PointSpec {
+        PointSpec {
+            job_name: self.job_name.clone(),
+            job_text: self.job_text.clone(),
+            device: env.device.clone(),
+            host: env.host.clone(),
+            scheduler: self.scheduler.clone(),
+            occupancy: self.occupancy,
+            precondition: PreconditionMode::Auto,
+            seed: env.seed.wrapping_add(self.seed_offset),
         }
     }
-    totals.into_iter().map(|(s, (b, i))| (s, b, i)).collect()
+}
+
+impl RepResult {
+    /// The study's figures of a point's: the RT job ("rt") and the
+    /// background jobs.
+    pub fn of(p: &PointFigures) -> RepResult {
+        let rt = p.job("rt").expect("study job files have an rt job");
+        RepResult {
+            rt_p999_us: rt.clat_p999_us,
+            rt_p99_us: rt.clat_p99_us,
+            rt_mean_us: rt.clat_mean_us,
+            total_bw_mbs: p.bw_mbs,
+            nrt_bw_mbs: p
+                .jobs
+                .iter()
+                .filter(|j| j.name != "rt")
+                .map(|j| j.bw_mbs)
+                .sum(),
+            waf: p.waf,
+            gc_invocations: p.gc_invocations,
+            gc_pages_moved: p.gc_pages_moved,
+            erases: p.erases,
+            per_second: p.per_second.clone(),
+        }
+    }
 }
 
 /// Averages the repetitions of each point, in the grid's order.

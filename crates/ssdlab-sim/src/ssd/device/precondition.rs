@@ -139,6 +139,19 @@ impl PreconditionMode {
     }
 }
 
+/// The `--precondition` spelling, which `FromStr` reads back.
+impl std::fmt::Display for PreconditionMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PreconditionMode::Auto => f.write_str("auto"),
+            PreconditionMode::Fill => f.write_str("fill"),
+            PreconditionMode::SteadyState => f.write_str("steady"),
+            PreconditionMode::Aged { drive_writes } => write!(f, "aged:{drive_writes}"),
+            PreconditionMode::Pts => f.write_str("pts"),
+        }
+    }
+}
+
 impl std::str::FromStr for PreconditionMode {
     type Err = String;
 
@@ -302,6 +315,15 @@ impl FunctionalWriter {
 mod tests {
     use super::*;
     use crate::ssd::config::SsdConfig;
+
+    #[test]
+    fn modes_print_as_they_parse() {
+        for s in ["auto", "fill", "steady", "aged:2", "aged:0.5", "pts"] {
+            let mode: PreconditionMode = s.parse().unwrap();
+            assert_eq!(mode.to_string(), s);
+            assert_eq!(mode.to_string().parse::<PreconditionMode>(), Ok(mode));
+        }
+    }
 
     #[test]
     fn modes_parse_and_name_their_recipes() {

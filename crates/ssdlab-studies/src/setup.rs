@@ -1,0 +1,147 @@
+//! A run's set-up from what a user names: a preset (with a GC scheme of the
+//! GC study and key overrides), host settings, and, for sweeps, the
+//! parameters of one point. The CLI and the Python package share these, so
+//! both refuse the same input with the same message.
+
+use crate::point::PointSpec;
+use serde::Deserialize;
+use ssdlab_sim::error::InputError;
+use ssdlab_sim::experiment::fio_run::RunSetup;
+use ssdlab_sim::host::HostConfig;
+use ssdlab_sim::preset::Preset;
+use ssdlab_sim::ssd::precondition::PreconditionMode;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// A preset with key overrides and, optionally, a GC scheme of the GC study
+/// applied to its device.
+pub fn load_device(
+    name: &str,
+    gc: Option<&str>,
+    overrides: &[(String, toml::Value)],
+) -> Result<Preset, InputError> {
+    let mut preset = Preset::load_with(name, overrides)?;
+    if let Some(scheme) = gc {
+        crate::gc_study::apply_scheme(&mut preset.device, scheme)?;
+    }
+    Ok(preset)
+}
+
+/// The host settings of a host file, or else the preset's own.
+pub fn load_host(path: Option<&Path>, preset_host: HostConfig) -> Result<HostConfig, InputError> {
+    let Some(path) = path else {
+        return Ok(preset_host);
+    };
+    let file = path.display().to_string();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| InputError::invalid(&file, e.to_string()))?;
+    HostConfig::from_toml(&text, &file)
+}
+
+/// An occupancy in percent, checked, as a share of the logical space.
+pub fn occupancy_share(percent: f64, field: &str) -> Result<f64, InputError> {
+    if !(0.0..=100.0).contains(&percent) {
+        return Err(InputError::invalid(
+            field,
+            format!("{percent} is outside [0, 100]"),
+        ));
+    }
+    Ok(percent / 100.0)
+}
+
+/// One point as a user gives it (Python's `ssdlab.sweep` sends these as
+/// JSON): names and numbers, resolved by `resolve` into a `PointSpec`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PointParams {
+    /// The job file's text.
+    pub job: String,
+    /// Names the job file in errors.
+    #[serde(default = "default_job_name")]
+    pub job_name: String,
+    #[serde(default = "default_device")]
+    pub device: String,
+    #[serde(default)]
+    pub device_overrides: BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    pub gc: Option<String>,
+    /// A host file; None: the preset's `[host]`.
+    #[serde(default)]
+    pub host: Option<String>,
+    #[serde(default)]
+    pub host_overrides: BTreeMap<String, toml::Value>,
+    #[serde(default = "default_scheduler")]
+    pub scheduler: String,
+    /// Percent of the logical space holding data.
+    #[serde(default)]
+    pub occupancy: f64,
+    #[serde(default = "default_precondition")]
+    pub precondition: String,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+}
+
+fn default_job_name() -> String {
+    "<job>".into()
+}
+fn default_device() -> String {
+    "consumer-tlc-250g".into()
+}
+fn default_scheduler() -> String {
+    "none".into()
+}
+fn default_precondition() -> String {
+    "auto".into()
+}
+fn default_seed() -> u64 {
+    1
+}
+
+impl PointParams {
+    /// Checks every parameter but the job file and builds the run's set-up.
+    pub fn setup(&self) -> Result<RunSetup, InputError> {
+        let pairs = |m: &BTreeMap<String, toml::Value>| -> Vec<(String, toml::Value)> {
+            m.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+        };
+        let occupancy = occupancy_share(self.occupancy, "occupancy")?;
+        let precondition: PreconditionMode = self
+            .precondition
+            .parse()
+            .map_err(|m| InputError::invalid("precondition", m))?;
+        ssdlab_sim::sched::spec::parse(&self.scheduler)
+            .map_err(|e| InputError::invalid("scheduler", e.to_string()))?;
+        let preset = load_device(
+            &self.device,
+            self.gc.as_deref(),
+            &pairs(&self.device_overrides),
+        )?;
+        let host = load_host(self.host.as_deref().map(Path::new), preset.host)?
+            .with_overrides(&pairs(&self.host_overrides))?;
+        Ok(RunSetup {
+            device: preset.device,
+            host,
+            scheduler: self.scheduler.clone(),
+            occupancy,
+            precondition,
+            seed: self.seed,
+            check: false,
+        })
+    }
+
+    /// Checks every parameter (the job file parsed too) and builds the
+    /// point.
+    pub fn resolve(&self) -> Result<PointSpec, InputError> {
+        let setup = self.setup()?;
+        ssdlab_fio::parse_str(&self.job, &self.job_name, &|_| None)?;
+        Ok(PointSpec {
+            job_name: self.job_name.clone(),
+            job_text: self.job.clone(),
+            device: setup.device,
+            host: setup.host,
+            scheduler: setup.scheduler,
+            occupancy: setup.occupancy,
+            precondition: setup.precondition,
+            seed: setup.seed,
+        })
+    }
+}
