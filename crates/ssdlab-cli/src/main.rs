@@ -3,6 +3,7 @@
 mod bench_cmd;
 mod bench_compare;
 mod choices;
+mod dask_bridge;
 mod output;
 mod presets_cmd;
 mod replay_cmd;

@@ -1,9 +1,10 @@
 use crate::choices::{name_of, K2Occupancy, K2Op};
+use crate::dask_bridge::{default_python, DaskBridge};
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::preset::Preset;
 use ssdlab_studies::k2::grid::Plan;
 use ssdlab_studies::k2::reproduce;
-use ssdlab_studies::k2::runner::StudyOptions;
+use ssdlab_studies::k2::runner::{RemoteRunner, StudyOptions};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -94,6 +95,18 @@ struct K2Args {
     /// Override the plan: repetitions per point.
     #[arg(long)]
     reps: Option<u32>,
+    /// Run the points not in the cache on this Dask scheduler
+    /// (tcp://host:8786) through the Python package; they are kept in its
+    /// results store too (docs/cluster.md).
+    #[arg(long, value_name = "ADDRESS")]
+    dask: Option<String>,
+    /// The results store of --dask (default: OUT/store).
+    #[arg(long, requires = "dask")]
+    store: Option<PathBuf>,
+    /// The Python of --dask (default: $SSDLAB_PYTHON, else .venv/bin/python
+    /// when present, else python3).
+    #[arg(long, requires = "dask")]
+    python: Option<PathBuf>,
 }
 
 /// What the two K2 recipes share: the device, the seed and the parallelism.
@@ -172,6 +185,7 @@ fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
         seed: a.common.seed,
         device: &device,
         host: &host,
+        remote: None,
     };
     let bar = progress_bar("K2 vs Linux");
     let progress = |done: usize, total: usize| bar.tick(done, total);
@@ -299,6 +313,13 @@ fn run_k2(a: K2Args) -> Result<(), InputError> {
         device,
         ops: a.ops.iter().map(name_of).collect(),
         occupancies: a.occupancies.iter().map(name_of).collect(),
+        remote: a.dask.clone().map(|address| -> Box<dyn RemoteRunner> {
+            Box::new(DaskBridge {
+                address,
+                store: a.store.clone().unwrap_or_else(|| a.out.join("store")),
+                python: default_python(a.python.clone()),
+            })
+        }),
     };
     let bar = progress_bar("K2 study");
     let progress = |done: usize, total: usize| bar.tick(done, total);

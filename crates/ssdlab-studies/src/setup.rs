@@ -54,7 +54,8 @@ pub fn occupancy_share(percent: f64, field: &str) -> Result<f64, InputError> {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PointParams {
-    /// The job file's text.
+    /// The job file's text (unused by a replay).
+    #[serde(default)]
     pub job: String,
     /// Names the job file in errors.
     #[serde(default = "default_job_name")]

@@ -23,6 +23,14 @@ pub struct StudyOptions {
     pub ops: Vec<String>,
     /// Device states to run (empty: both).
     pub occupancies: Vec<String>,
+    /// Where the points not in the cache run instead of local threads.
+    pub remote: Option<Box<dyn RemoteRunner>>,
+}
+
+/// Somewhere else to run points: the CLI's bridge to a Dask cluster.
+pub trait RemoteRunner: Sync {
+    /// The figures of each `(key, configuration JSON)`, in order.
+    fn run(&self, points: &[(String, String)]) -> Result<Vec<PointFigures>, InputError>;
 }
 
 pub struct StudyRun {
@@ -57,6 +65,8 @@ pub struct RunEnv<'a> {
     pub seed: u64,
     pub device: &'a SsdConfig,
     pub host: &'a HostConfig,
+    /// Run the points not in the cache there (else on `threads` threads).
+    pub remote: Option<&'a dyn RemoteRunner>,
 }
 
 /// Runs every point not yet in the cache (in parallel), returning each
@@ -67,6 +77,9 @@ pub fn execute(
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<(Vec<RepResult>, usize), InputError> {
     let cache = Cache::open(&env.out.join("cache")).map_err(|e| io_err(env.out, e))?;
+    if let Some(remote) = env.remote {
+        return execute_remote(pts, env, &cache, remote, progress);
+    }
     let total = pts.len();
     let done = AtomicUsize::new(0);
     let computed = AtomicUsize::new(0);
@@ -122,6 +135,43 @@ pub fn execute(
     Ok((results?, computed.into_inner()))
 }
 
+/// As `execute`, the points not in the cache run by `remote` (in one call)
+/// and cached as they come back.
+fn execute_remote(
+    pts: &[RunPoint],
+    env: &RunEnv,
+    cache: &Cache,
+    remote: &dyn RemoteRunner,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<(Vec<RepResult>, usize), InputError> {
+    let configs: Vec<serde_json::Value> = pts.iter().map(|p| p.spec(env).config()).collect();
+    let keys: Vec<String> = configs.iter().map(Cache::key).collect();
+    let mut figures: Vec<Option<PointFigures>> = keys.iter().map(|k| cache.get(k)).collect();
+    let missing: Vec<usize> = (0..pts.len()).filter(|&i| figures[i].is_none()).collect();
+    progress(pts.len() - missing.len(), pts.len());
+    let sent: Vec<(String, String)> = missing
+        .iter()
+        .map(|&i| (keys[i].clone(), configs[i].to_string()))
+        .collect();
+    let got = if sent.is_empty() {
+        Vec::new()
+    } else {
+        remote.run(&sent)?
+    };
+    for (&i, f) in missing.iter().zip(got) {
+        cache
+            .put(&keys[i], &configs[i], &f)
+            .map_err(|e| io_err(env.out, e))?;
+        figures[i] = Some(f);
+    }
+    progress(pts.len(), pts.len());
+    let results = figures
+        .iter()
+        .map(|f| RepResult::of(f.as_ref().expect("every point ran")))
+        .collect();
+    Ok((results, missing.len()))
+}
+
 /// Runs the K2 grid (every point not yet in the cache).
 pub fn run_study(
     opts: &StudyOptions,
@@ -145,6 +195,7 @@ pub fn run_study(
         seed: opts.seed,
         device: &opts.device,
         host: &opts.host,
+        remote: opts.remote.as_deref(),
     };
     let (results, computed) = execute(&runs, &env, progress)?;
     let paired: Vec<(Point, RepResult)> = pts.into_iter().zip(results).collect();

@@ -1,0 +1,107 @@
+//! `reproduce k2 --dask ADDRESS`: the study's points that are not in its
+//! cache run on a Dask cluster through the Python package (`python -m
+//! ssdlab._bridge`), which keeps them in its results store as
+//! `ssdlab.sweep` does; the figures come back a line per point.
+
+use ssdlab_sim::error::InputError;
+use ssdlab_studies::k2::runner::RemoteRunner;
+use ssdlab_studies::point::PointFigures;
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// The cluster, the results store, and the Python that has `ssdlab`.
+pub struct DaskBridge {
+    pub address: String,
+    pub store: PathBuf,
+    pub python: PathBuf,
+}
+
+/// `--python`, else `$SSDLAB_PYTHON`, else the project's `.venv` (made by
+/// scripts/python-env.sh) when there is one, else `python3`.
+pub fn default_python(given: Option<PathBuf>) -> PathBuf {
+    given
+        .or_else(|| std::env::var_os("SSDLAB_PYTHON").map(PathBuf::from))
+        .or_else(|| {
+            let venv = PathBuf::from(".venv/bin/python");
+            venv.exists().then_some(venv)
+        })
+        .unwrap_or_else(|| PathBuf::from("python3"))
+}
+
+#[derive(serde::Deserialize)]
+struct Line {
+    key: String,
+    figures: String,
+}
+
+impl DaskBridge {
+    fn fail(&self, message: String) -> InputError {
+        InputError::invalid("--dask", message)
+    }
+}
+
+impl RemoteRunner for DaskBridge {
+    fn run(&self, points: &[(String, String)]) -> Result<Vec<PointFigures>, InputError> {
+        let mut child = Command::new(&self.python)
+            .args([
+                "-m",
+                "ssdlab._bridge",
+                "--address",
+                &self.address,
+                "--store",
+            ])
+            .arg(&self.store)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| {
+                self.fail(format!(
+                    "cannot run {} ({e}); give --python or SSDLAB_PYTHON, a Python with \
+                     the ssdlab package (scripts/python-env.sh makes .venv)",
+                    self.python.display()
+                ))
+            })?;
+        let mut stdin = child.stdin.take().expect("piped");
+        let lines: Vec<String> = points
+            .iter()
+            .map(|(key, config)| serde_json::json!({ "key": key, "config": config }).to_string())
+            .collect();
+        // Written from a thread, so that a full stdout pipe cannot stall both.
+        let writer = std::thread::spawn(move || -> std::io::Result<()> {
+            for l in lines {
+                writeln!(stdin, "{l}")?;
+            }
+            Ok(())
+        });
+        let mut got: HashMap<String, PointFigures> = HashMap::new();
+        let stdout = child.stdout.take().expect("piped");
+        for line in BufReader::new(stdout).lines() {
+            let line = line.map_err(|e| self.fail(format!("reading the bridge: {e}")))?;
+            let parsed: Line = serde_json::from_str(&line)
+                .map_err(|e| self.fail(format!("the bridge said '{line}': {e}")))?;
+            let figures: PointFigures = serde_json::from_str(&parsed.figures)
+                .map_err(|e| self.fail(format!("figures of {}: {e}", parsed.key)))?;
+            got.insert(parsed.key, figures);
+        }
+        let status = child
+            .wait()
+            .map_err(|e| self.fail(format!("waiting for the bridge: {e}")))?;
+        let written = writer.join().expect("the writer thread does not panic");
+        if !status.success() {
+            return Err(self.fail(format!(
+                "python -m ssdlab._bridge failed ({status}); its message is above"
+            )));
+        }
+        written.map_err(|e| self.fail(format!("writing to the bridge: {e}")))?;
+        points
+            .iter()
+            .map(|(key, _)| {
+                got.remove(key)
+                    .ok_or_else(|| self.fail(format!("no figures came back for point {key}")))
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,95 @@
+//! The points of a sweep: resolved and keyed on the caller's side, run in
+//! batches on a worker's, and the K2 study's grid as points.
+
+use super::{bad_json, to_py};
+use pyo3::prelude::*;
+use ssdlab_studies::k2::grid::{points, Plan};
+use ssdlab_studies::point::PointSpec;
+use ssdlab_studies::setup::PointParams;
+
+/// Checks a point's parameters (JSON, the keys of `PointParams`) and
+/// returns its key and its configuration (canonical JSON), as the CLI's
+/// study cache keys it.
+#[pyfunction]
+pub fn resolve(py: Python<'_>, params_json: &str) -> PyResult<(String, String)> {
+    let p: PointParams =
+        serde_json::from_str(params_json).map_err(|e| bad_json("point parameters", e))?;
+    let spec = py.detach(|| p.resolve()).map_err(to_py)?;
+    let config = spec.config();
+    Ok((spec.key(), config.to_string()))
+}
+
+/// Runs the points of these configurations one after another and returns
+/// each one's figures (`PointFigures` as JSON), in order.
+#[pyfunction]
+pub fn run_configs(py: Python<'_>, configs: Vec<String>) -> PyResult<Vec<String>> {
+    py.detach(|| {
+        configs
+            .iter()
+            .map(|text| {
+                let config: serde_json::Value =
+                    serde_json::from_str(text).map_err(|e| format!("point configuration: {e}"))?;
+                let spec = PointSpec::from_config(&config).map_err(|e| e.to_string())?;
+                let figures = spec.run().map_err(|e| e.to_string())?;
+                Ok(serde_json::to_string(&figures).expect("figures serialize"))
+            })
+            .collect::<Result<Vec<String>, String>>()
+    })
+    .map_err(super::SsdlabError::new_err)
+}
+
+/// The K2 study's grid as sweep points (JSON list): each with its labels
+/// (`op`, `state`, `bound`, `rep`) and the parameters `reproduce k2` runs
+/// it with, so a sweep of them shares the CLI's keys.
+#[pyfunction]
+#[pyo3(signature = (paper=false, partial_runtime=None, full_runtime=None, reps=None, ops=Vec::new(), occupancies=Vec::new(), device="consumer-tlc-250g", seed=1))]
+#[allow(clippy::too_many_arguments)]
+pub fn k2_points(
+    paper: bool,
+    partial_runtime: Option<u64>,
+    full_runtime: Option<u64>,
+    reps: Option<u32>,
+    ops: Vec<String>,
+    occupancies: Vec<String>,
+    device: &str,
+    seed: u64,
+) -> PyResult<String> {
+    use ssdlab_studies::k2::results::{OCCUPANCIES, OPS};
+    let unknown = |given: &[String], known: &[&str], what: &str| -> PyResult<()> {
+        match given.iter().find(|g| !known.contains(&g.as_str())) {
+            Some(g) => Err(super::SsdlabError::new_err(format!(
+                "{what}: unknown '{g}' (known: {})",
+                known.join(", ")
+            ))),
+            None => Ok(()),
+        }
+    };
+    unknown(&ops, &OPS, "ops")?;
+    unknown(&occupancies, &OCCUPANCIES, "occupancies")?;
+    if partial_runtime == Some(0) || full_runtime == Some(0) || reps == Some(0) {
+        return Err(super::SsdlabError::new_err(
+            "runtimes and repetitions must be at least 1",
+        ));
+    }
+    let mut plan = if paper { Plan::PAPER } else { Plan::QUICK };
+    plan.partial_runtime_s = partial_runtime.unwrap_or(plan.partial_runtime_s);
+    plan.full_runtime_s = full_runtime.unwrap_or(plan.full_runtime_s);
+    plan.reps = reps.unwrap_or(plan.reps);
+    let list: Vec<serde_json::Value> = points(&plan, &ops, &occupancies)
+        .iter()
+        .map(|p| {
+            serde_json::json!({
+                "labels": {
+                    "op": p.op, "state": p.occupancy, "bound": p.bound, "rep": p.rep,
+                },
+                "job": p.job_file(),
+                "job_name": format!("examples/k2/{}.fio", p.op),
+                "device": device,
+                "scheduler": p.scheduler_spec(),
+                "occupancy": p.occupancy_share() * 100.0,
+                "seed": seed.wrapping_add(u64::from(p.rep)),
+            })
+        })
+        .collect();
+    Ok(serde_json::Value::Array(list).to_string())
+}

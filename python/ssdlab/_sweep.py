@@ -1,0 +1,265 @@
+"""Sweeps: a grid of points, resolved and keyed here, run in batches on a Dask
+cluster (a ``LocalCluster`` unless told otherwise), each batch's figures
+written to the results store as it comes back, so that an interrupted sweep
+resumes with only the missing points."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+from contextlib import contextmanager
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+
+import pandas as pd
+
+from . import _native
+from ._api import flatten_figures, job_source
+from ._store import Store
+
+#: Keys a point may set directly (the rest: ``device.*``, ``host.*``, ``job.*``).
+PARAMS = ("job", "job_name", "device", "gc", "host", "scheduler", "occupancy", "precondition", "seed")
+
+Grid = Union[Mapping[str, Sequence[Any]], Sequence[Mapping[str, Any]]]
+
+
+def expand(base: Optional[Mapping[str, Any]] = None, grid: Optional[Grid] = None) -> List[Dict[str, Any]]:
+    """The points of a sweep, each a dict of settings over ``base``.
+
+    ``grid`` is a mapping of setting to values (its Cartesian product, the
+    first setting varying slowest) or a list of settings, one per point. A
+    setting is one of ``job`` (a path or a job file's text), ``job_name``,
+    ``device``, ``gc``, ``host``, ``scheduler``, ``occupancy`` (percent),
+    ``precondition``, ``seed``; ``device.<key>`` / ``host.<key>`` (a preset
+    or host key, dotted); ``job.<option>`` (an fio option set in every job
+    section); or ``labels`` (a dict of columns for the results)."""
+    base = dict(base or {})
+    if grid is None:
+        combos: List[Dict[str, Any]] = [{}]
+    elif isinstance(grid, Mapping):
+        keys = list(grid)
+        for k in keys:
+            if isinstance(grid[k], (str, bytes)) or not isinstance(grid[k], Sequence):
+                raise ValueError(f"grid: '{k}' takes a list of values")
+        combos = [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
+    else:
+        combos = [dict(p) for p in grid]
+    points = []
+    for combo in combos:
+        point = {**base, **combo}
+        for k in point:
+            _check_setting(k)
+        labels = dict(point.pop("labels", {}) or {})
+        for k, v in combo.items():
+            if k != "labels" and k != "job":
+                labels.setdefault(k, v)
+        point["labels"] = labels
+        points.append(point)
+    return points
+
+
+def _check_setting(k: str) -> None:
+    if k in PARAMS or k == "labels":
+        return
+    prefix, _, rest = k.partition(".")
+    if prefix in ("device", "host", "job") and rest:
+        return
+    raise ValueError(
+        f"sweep: unknown setting '{k}' (known: {', '.join(PARAMS)}, device.<key>, "
+        "host.<key>, job.<option>, labels)"
+    )
+
+
+def set_job_options(text: str, options: Mapping[str, Any]) -> str:
+    """The job file with ``option=value`` added at the end of every section,
+    where it overrides what the section (or ``[global]``) said."""
+    if not options:
+        return text
+    extra = [f"{k}={_fio_value(v)}" for k, v in options.items()]
+    out: List[str] = []
+    in_section = False
+    for line in text.splitlines():
+        if line.strip().startswith("[") and in_section:
+            out.extend(extra)
+        in_section = in_section or line.strip().startswith("[")
+        out.append(line)
+    if in_section:
+        out.extend(extra)
+    return "\n".join(out) + "\n"
+
+
+def _fio_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    return str(v)
+
+
+def native_params(point: Mapping[str, Any]) -> Dict[str, Any]:
+    """A point's settings as the native module's parameters."""
+    params: Dict[str, Any] = {"device_overrides": {}, "host_overrides": {}}
+    job_options: Dict[str, Any] = {}
+    for k, v in point.items():
+        prefix, _, rest = k.partition(".")
+        if k == "labels":
+            continue
+        if rest and prefix == "device":
+            params["device_overrides"][rest] = v
+        elif rest and prefix == "host":
+            params["host_overrides"][rest] = v
+        elif rest and prefix == "job":
+            job_options[rest] = v
+        elif k == "job":
+            path, text = job_source(v)
+            if path is not None:
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+                params.setdefault("job_name", path)
+            params["job"] = text
+        elif k in ("occupancy",):
+            params[k] = float(v)
+        elif k in ("host",) and v is not None:
+            params[k] = os.fspath(v)
+        else:
+            params[k] = v
+    if "job" not in params:
+        raise ValueError("sweep: every point needs a job (a path or a job file's text)")
+    params["job"] = set_job_options(params["job"], job_options)
+    return params
+
+
+def resolve(point: Mapping[str, Any]) -> Tuple[str, str]:
+    """A point's key and configuration (canonical JSON); raises
+    ``SsdlabError`` on a bad setting, naming it."""
+    return _native.resolve(json.dumps(native_params(point)))
+
+
+def run_batch(configs: List[str]) -> List[str]:
+    """Runs points on a worker: configurations in, figures (JSON) out."""
+    from ssdlab import _native as native  # imported on the worker
+
+    return native.run_configs(configs)
+
+
+@contextmanager
+def dask_client(client: Any, workers: Optional[int]) -> Iterator[Any]:
+    """The client to run on: the one given, one connected to an address, or
+    a new ``LocalCluster`` of ``workers`` single-threaded processes (closed
+    afterwards)."""
+    if client is not None and not isinstance(client, str):
+        yield client
+        return
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    if isinstance(client, str):
+        c = Client(client)
+        try:
+            yield c
+        finally:
+            c.close()
+        return
+    n = workers or os.cpu_count() or 1
+    with LocalCluster(
+        n_workers=n,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    ) as cluster, Client(cluster) as c:
+        yield c
+
+
+def execute(
+    items: Sequence[Tuple[str, str, str]],
+    store: Store,
+    client: Any = None,
+    workers: Optional[int] = None,
+    batch_size: Optional[int] = None,
+    progress: bool = True,
+    on_done: Optional[Callable[[str, str], None]] = None,
+) -> Tuple[Dict[str, str], int]:
+    """Figures (JSON) by key for ``(key, config, labels)`` items: the stored
+    ones read, the missing ones run on Dask in batches and stored as each
+    batch returns. Returns them and how many were computed."""
+    unique: Dict[str, Tuple[str, str]] = {}
+    for key, config, labels in items:
+        unique.setdefault(key, (config, labels))
+    found = store.figures(unique)
+    for key, figures in found.items():
+        if on_done:
+            on_done(key, figures)
+    missing = [k for k in unique if k not in found]
+    if not missing:
+        return found, 0
+    with dask_client(client, workers) as c:
+        slots = sum(c.nthreads().values()) or 1
+        size = batch_size or max(1, math.ceil(len(missing) / (slots * 4)))
+        batches = [missing[i : i + size] for i in range(0, len(missing), size)]
+        futures = {
+            c.submit(run_batch, [unique[k][0] for k in b], pure=False): b for b in batches
+        }
+        from distributed import as_completed
+
+        bar = _bar(len(missing), progress)
+        try:
+            for fut in as_completed(futures):
+                batch = futures[fut]
+                figures = fut.result()
+                store.write(
+                    [
+                        {"key": k, "config": unique[k][0], "figures": f, "labels": unique[k][1]}
+                        for k, f in zip(batch, figures)
+                    ]
+                )
+                for k, f in zip(batch, figures):
+                    found[k] = f
+                    if on_done:
+                        on_done(k, f)
+                bar.update(len(batch))
+        finally:
+            bar.close()
+    return found, len(missing)
+
+
+def _bar(total: int, enabled: bool) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit="point", desc="ssdlab sweep", disable=not enabled)
+
+
+def sweep(
+    base: Optional[Mapping[str, Any]] = None,
+    grid: Optional[Grid] = None,
+    *,
+    client: Any = None,
+    store: Union[str, "os.PathLike[str]", Store, None] = None,
+    workers: Optional[int] = None,
+    batch_size: Optional[int] = None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Runs every point of ``expand(base, grid)`` and returns one row per
+    point, in the grid's order: the point's labels (the settings the grid
+    varies, and ``labels``), ``key``, and its figures (``bw_mbs``, ``iops``,
+    ``waf``, ``gc_invocations``, ``gc_pages_moved``, ``erases``,
+    ``sim_seconds``, and ``"<job>.<figure>"`` per job).
+
+    ``client``: a ``distributed.Client``, a scheduler address
+    (``"tcp://host:8786"``), or None for a ``LocalCluster`` of ``workers``
+    processes. ``store``: the results store (a directory; default
+    ``ssdlab-store``): points already there are not run again. Points go to
+    the workers in batches of ``batch_size`` (default: about four batches
+    per worker thread). ``df.attrs["computed"]`` and ``df.attrs["stored"]``
+    say how many points ran and how many came from the store."""
+    points = expand(base, grid)
+    keyed = [(*resolve(p), json.dumps(p["labels"], sort_keys=True, default=str)) for p in points]
+    st = store if isinstance(store, Store) else Store(store or "ssdlab-store")
+    found, computed = execute(keyed, st, client, workers, batch_size, progress)
+    rows = []
+    for p, (key, _, _) in zip(points, keyed):
+        rows.append({**p["labels"], "key": key, **flatten_figures(json.loads(found[key]))})
+    df = pd.DataFrame(rows)
+    df.attrs["computed"] = computed
+    df.attrs["stored"] = len({k for k, _, _ in keyed}) - computed
+    return df

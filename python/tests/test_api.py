@@ -1,0 +1,114 @@
+"""The one-run API: run, replay, presets, schedulers, errors, and that a run
+from Python reports what the CLI reports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+import ssdlab
+
+
+def test_run_returns_the_report_and_per_job_figures(small_job):
+    r = ssdlab.run(small_job, device="mqsim-64g", scheduler="k2:max_inflight=4", seed=3)
+    assert [j["jobname"] for j in r.report["jobs"]] == ["rt", "bg"]
+    assert list(r.jobs["job"]) == ["rt", "bg"]
+    rt = r.jobs.set_index("job").loc["rt"]
+    assert rt["ios"] > 0 and rt["clat_p999_us"] >= rt["clat_p50_us"] > 0
+    assert rt["write_bw_mbs"] == 0
+    assert r.figures["bw_mbs"] == pytest.approx(r.jobs["bw_mbs"].sum())
+    assert "ssdlab" in r.report and "rt" in r.text
+    assert "WAF" in repr(r)
+
+
+def test_the_same_inputs_give_the_same_figures(small_job):
+    a = ssdlab.run(small_job, device="mqsim-64g", seed=5)
+    b = ssdlab.run(small_job, device="mqsim-64g", seed=5)
+    assert a.figures == b.figures
+
+
+def test_a_job_file_path_and_its_text_run_alike(tmp_path, small_job):
+    path = tmp_path / "small.fio"
+    path.write_text(small_job)
+    by_path = ssdlab.run(path, device="mqsim-64g")
+    by_name = ssdlab.run(str(path), device="mqsim-64g")
+    by_text = ssdlab.run(small_job, device="mqsim-64g")
+    assert by_path.figures == by_text.figures == by_name.figures
+
+
+def test_overrides_reach_the_device(small_job):
+    # Half full, so that the reads find data on flash.
+    base = ssdlab.run(small_job, device="mqsim-64g", occupancy=50)
+    slow = ssdlab.run(
+        small_job, device="mqsim-64g", occupancy=50, device_overrides={"timing.read_ns": 300_000}
+    )
+    rt = lambda r: r.jobs.set_index("job").loc["rt", "clat_mean_us"]  # noqa: E731
+    assert rt(slow) > rt(base) + 100
+
+
+def test_catalogues():
+    assert {"mqsim-64g", "seed004", "consumer-tlc-250g"} <= set(ssdlab.presets())
+    s = ssdlab.schedulers()
+    assert {"none", "mq-deadline", "kyber", "k2", "stb"} <= set(s)
+    k2 = {t["name"]: t for t in s["k2"]["tunables"]}
+    assert k2["max_inflight"]["kind"] == "int" and k2["max_inflight"]["min"] >= 1
+    assert ssdlab.__version__.count(".") == 2
+
+
+@pytest.mark.parametrize(
+    "job, settings, message",
+    [
+        ("[j]\nrw=sideways\n", {}, "<job>:2: option 'rw': value 'sideways'"),
+        (None, {"occupancy": 150}, "occupancy: 150"),
+        (None, {"scheduler": "k2:max_inflight=0"}, "max_inflight"),
+        (None, {"device": "no-such-drive"}, "not a preset"),
+        (None, {"device_overrides": {"geometry.no_such_key": 1}}, "no_such_key"),
+        (None, {"precondition": "soaked"}, "unknown preconditioning 'soaked'"),
+    ],
+)
+def test_bad_input_raises_the_clis_message(small_job, job, settings, message):
+    settings = {"device": "mqsim-64g", **settings}
+    with pytest.raises(ssdlab.SsdlabError, match=None) as e:
+        ssdlab.run(job or small_job, **settings)
+    assert message in str(e.value)
+    assert isinstance(e.value, ValueError)
+
+
+def test_a_missing_job_file_names_it():
+    with pytest.raises(ssdlab.SsdlabError) as e:
+        ssdlab.run("/no/such/job.fio")
+    assert "/no/such/job.fio" in str(e.value)
+
+
+def _simulated(report: dict) -> dict:
+    """The report without fio's wall-clock fields."""
+    out = {k: v for k, v in report.items() if k not in ("time", "timestamp", "timestamp_ms")}
+    return out
+
+
+def test_python_and_the_cli_report_the_same(tmp_path, small_job, ssdlab_bin):
+    path = tmp_path / "small.fio"
+    path.write_text(small_job)
+    cli = subprocess.run(
+        [str(ssdlab_bin), "run", str(path), "--device", "mqsim-64g", "--scheduler", "kyber",
+         "--occupancy", "30", "--seed", "9", "--output-format", "json"],
+        check=True, capture_output=True, text=True,
+    )
+    py = ssdlab.run(path, device="mqsim-64g", scheduler="kyber", occupancy=30, seed=9)
+    assert _simulated(json.loads(cli.stdout)) == _simulated(py.report)
+
+
+def test_replay_matches_the_cli(root, ssdlab_bin):
+    trace = root / "crates/ssdlab-trace/tests/data/sample.msr.csv"
+    py = ssdlab.replay(trace, device="mqsim-64g", qd=4)
+    cli = subprocess.run(
+        [str(ssdlab_bin), "replay", str(trace), "--device", "mqsim-64g", "--qd", "4",
+         "--output-format", "json"],
+        check=True, capture_output=True, text=True,
+    )
+    assert _simulated(json.loads(cli.stdout)) == _simulated(py.report)
+    assert py.jobs["ios"].sum() > 0
+    with pytest.raises(ssdlab.SsdlabError, match="--qd"):
+        ssdlab.replay(trace, device="mqsim-64g", qd=0)
