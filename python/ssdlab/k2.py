@@ -71,7 +71,7 @@ def figures(df: pd.DataFrame) -> pd.DataFrame:
             {
                 "op": row["op"],
                 "state": row["state"],
-                "bound": row["bound"],
+                "bound": None if pd.isna(row["bound"]) else int(row["bound"]),
                 "rep": row["rep"],
                 "rt_p999_us": row["rt.clat_p999_us"],
                 "rt_p99_us": row["rt.clat_p99_us"],
@@ -85,4 +85,6 @@ def figures(df: pd.DataFrame) -> pd.DataFrame:
                 "erases": row["erases"],
             }
         )
-    return pd.DataFrame(out)
+    df_out = pd.DataFrame(out)
+    df_out["bound"] = df_out["bound"].astype("Int64")
+    return df_out

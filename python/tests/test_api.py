@@ -112,3 +112,16 @@ def test_replay_matches_the_cli(root, ssdlab_bin):
     assert py.jobs["ios"].sum() > 0
     with pytest.raises(ssdlab.SsdlabError, match="--qd"):
         ssdlab.replay(trace, device="mqsim-64g", qd=0)
+
+
+def test_the_documented_k2_example_runs(tmp_path, root):
+    import subprocess as sp
+    import sys
+
+    run = sp.run(
+        [sys.executable, str(root / "python/examples/k2_sweep.py"), "--runtime", "1",
+         "--out", str(tmp_path / "k2.png"), "--store", str(tmp_path / "store")],
+        check=True, capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert "8 points computed" in run.stdout, run.stdout
+    assert (tmp_path / "k2.png").stat().st_size > 10_000

@@ -1,0 +1,17 @@
+# The README's test command: `make test` runs every test, cargo's and then
+# pytest's (against the wheel built from this tree into the project's .venv by
+# scripts/python-env.sh), and fails if either failed.
+.PHONY: test test-rust test-python python-env
+
+test:
+	@status=0; $(MAKE) --no-print-directory test-rust || status=1; \
+	$(MAKE) --no-print-directory test-python || status=1; exit $$status
+
+test-rust:
+	cargo test --workspace --release
+
+python-env:
+	scripts/python-env.sh
+
+test-python: python-env
+	.venv/bin/python -m pytest python/tests -q -p no:cacheprovider

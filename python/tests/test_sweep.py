@@ -1,0 +1,130 @@
+"""Sweeps: on a two-worker LocalCluster, into the results store; resuming,
+a killed sweep, a truncated shard, and agreement with ``run``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import ssdlab
+from ssdlab._sweep import set_job_options
+
+GRID = {"scheduler": ["none", "k2:max_inflight=2"], "seed": [1, 2, 3]}
+
+
+def _base(job):
+    return {"job": job, "device": "mqsim-64g"}
+
+
+def test_a_sweep_runs_every_point_in_grid_order(tmp_path, small_job, cluster_client):
+    df = ssdlab.sweep(_base(small_job), GRID, client=cluster_client, store=tmp_path, progress=False)
+    assert list(zip(df["scheduler"], df["seed"])) == [
+        (s, n) for s in GRID["scheduler"] for n in GRID["seed"]
+    ]
+    assert df.attrs == {"computed": 6, "stored": 0}
+    assert df["key"].is_unique
+    assert (df["rt.ios"] > 0).all()
+
+
+def test_a_sweep_point_is_the_run_of_its_settings(tmp_path, small_job, cluster_client):
+    df = ssdlab.sweep(
+        _base(small_job),
+        [{"scheduler": "kyber", "occupancy": 30, "seed": 9, "job.iodepth": 4}],
+        client=cluster_client,
+        store=tmp_path,
+        progress=False,
+    )
+    job = set_job_options(small_job, {"iodepth": 4})
+    r = ssdlab.run(job, device="mqsim-64g", scheduler="kyber", occupancy=30, seed=9)
+    row = df.iloc[0]
+    for _, j in r.jobs.iterrows():
+        for fig in ("bw_mbs", "iops", "clat_p999_us", "clat_mean_us"):
+            assert row[f"{j['job']}.{fig}"] == j[fig]
+    assert row["waf"] == r.figures["waf"]
+    assert "iodepth=4" in job.split("[bg]")[1]
+
+
+def test_a_sweep_resumes_with_only_the_missing_points(tmp_path, small_job, cluster_client):
+    half = {"scheduler": ["none"], "seed": [1, 2, 3]}
+    first = ssdlab.sweep(_base(small_job), half, client=cluster_client, store=tmp_path, progress=False)
+    whole = ssdlab.sweep(_base(small_job), GRID, client=cluster_client, store=tmp_path, progress=False)
+    assert first.attrs["computed"] == 3
+    assert whole.attrs == {"computed": 3, "stored": 3}
+    again = ssdlab.sweep(_base(small_job), GRID, client=cluster_client, store=tmp_path, progress=False)
+    assert again.attrs == {"computed": 0, "stored": 6}
+    assert again.drop(columns=[]).equals(whole)
+    stored = ssdlab.load(tmp_path)
+    assert len(stored) == 6 and set(stored["key"]) == set(whole["key"])
+    assert set(stored["scheduler"]) == {"none", "k2:max_inflight=2"}
+
+
+KILLED = """
+import sys, ssdlab
+grid = {"seed": list(range(1, 41))}
+ssdlab.sweep({"job": sys.argv[2], "device": "mqsim-64g"}, grid, store=sys.argv[1],
+             workers=1, batch_size=1, progress=False)
+"""
+
+
+def test_a_killed_sweep_keeps_what_it_finished(tmp_path, small_job, cluster_client):
+    store = tmp_path / "store"
+    job = small_job.replace("runtime=5ms", "runtime=40ms")
+    proc = subprocess.Popen([sys.executable, "-c", KILLED, str(store), job])
+    shards = store / "shards"
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(shards.glob("part-*.parquet"))) < 3:
+        time.sleep(0.05)
+    proc.kill()
+    proc.wait()
+    done = len(ssdlab.load(store))
+    assert 3 <= done < 40, done
+    df = ssdlab.sweep({"job": job, "device": "mqsim-64g"}, {"seed": list(range(1, 41))},
+                      client=cluster_client, store=store, progress=False)
+    assert df.attrs == {"computed": 40 - done, "stored": done}
+    assert not list(shards.glob(".tmp-*")) or all(
+        p.stat().st_size >= 0 for p in shards.glob(".tmp-*")
+    )
+
+
+def test_a_truncated_shard_is_never_read_as_data(tmp_path, small_job, cluster_client):
+    grid = {"seed": [1, 2, 3, 4]}
+    first = ssdlab.sweep(_base(small_job), grid, client=cluster_client, store=tmp_path,
+                         batch_size=2, progress=False)
+    shards = sorted((tmp_path / "shards").glob("part-*.parquet"))
+    assert len(shards) == 2
+    data = shards[0].read_bytes()
+    shards[0].write_bytes(data[: len(data) // 2])
+    with pytest.warns(UserWarning, match="not read"):
+        stored = ssdlab.load(tmp_path)
+    assert len(stored) == 2
+    with pytest.warns(UserWarning, match="not read"):
+        again = ssdlab.sweep(_base(small_job), grid, client=cluster_client, store=tmp_path,
+                             batch_size=2, progress=False)
+    assert again.attrs == {"computed": 2, "stored": 2}
+    assert again.equals(first)
+
+
+def test_settings_are_checked_before_anything_runs(tmp_path, small_job, cluster_client):
+    with pytest.raises(ValueError, match="unknown setting 'schedular'"):
+        ssdlab.sweep(_base(small_job), {"schedular": ["none"]}, client=cluster_client,
+                     store=tmp_path, progress=False)
+    with pytest.raises(ssdlab.SsdlabError, match="max_inflight"):
+        ssdlab.sweep(_base(small_job), {"scheduler": ["none", "k2:max_inflight=0"]},
+                     client=cluster_client, store=tmp_path, progress=False)
+    with pytest.raises(ssdlab.SsdlabError, match="no_such_key"):
+        ssdlab.sweep(_base(small_job), {"device.gc.no_such_key": [1]},
+                     client=cluster_client, store=tmp_path, progress=False)
+    assert not list((tmp_path / "shards").glob("*"))
+
+
+def test_job_options_land_in_every_section():
+    text = "[global]\nbs=4k\n[a]\nrw=read\n[b]\nrw=write\niodepth=2\n"
+    out = set_job_options(text, {"iodepth": 8, "time_based": True})
+    sections = out.split("[")
+    assert all("iodepth=8\ntime_based=1" in s for s in sections[1:])
+    assert set_job_options(text, {}) == text
+    assert textwrap.dedent(out).count("iodepth=8") == 3
