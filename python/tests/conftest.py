@@ -43,7 +43,8 @@ def ssdlab_bin() -> Path:
     subprocess.run(
         ["cargo", "build", "--release", "--quiet", "-p", "ssdlab-cli"], cwd=ROOT, check=True
     )
-    return ROOT / "target" / "release" / "ssdlab"
+    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    return (target if target.is_absolute() else ROOT / target) / "release" / "ssdlab"
 
 
 @pytest.fixture()
