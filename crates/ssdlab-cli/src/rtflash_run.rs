@@ -6,7 +6,9 @@
 use serde::Serialize;
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::rtflash::analysis::ms;
-use ssdlab_sim::rtflash::sim::{setup_from, simulate, NrtOutcome, NrtPolicy, TaskOutcome};
+use ssdlab_sim::rtflash::sim::{
+    setup_from, simulate, ChipOrder, NrtOutcome, NrtPolicy, TaskOutcome,
+};
 use ssdlab_sim::rtflash::{allocate, TaskSet};
 use std::path::PathBuf;
 
@@ -21,6 +23,11 @@ pub struct RunArgs {
     /// only when no RT operation is ready.
     #[arg(long, value_enum, default_value = "tbs")]
     nrt: NrtArg,
+    /// How each chip orders the operations that have deadlines: edf (the
+    /// framework's device, which the analysis assumes) or fifo (an ordinary
+    /// SSD that knows no deadlines; foreground GC runs a round to its end).
+    #[arg(long, value_enum, default_value = "edf")]
+    chip_order: ChipOrderArg,
     /// Simulated seconds of RT releases.
     #[arg(long, default_value_t = 10.0)]
     duration: f64,
@@ -29,6 +36,13 @@ pub struct RunArgs {
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+enum ChipOrderArg {
+    Edf,
+    Fifo,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
@@ -52,6 +66,7 @@ struct TaskRow {
 struct RunOutput {
     approach: String,
     nrt_service: NrtArg,
+    chip_order: ChipOrderArg,
     schedulable: bool,
     reason: Option<String>,
     duration_ns: u64,
@@ -77,8 +92,12 @@ pub fn run(a: RunArgs) -> Result<(), InputError> {
         NrtArg::Background => NrtPolicy::Background,
     };
     let duration_ns = (a.duration * 1e9).round() as u64;
-    let setup = setup_from(&ts, &alloc, policy, duration_ns, a.seed)
+    let mut setup = setup_from(&ts, &alloc, policy, duration_ns, a.seed)
         .map_err(|m| InputError::invalid(file.clone(), m))?;
+    setup.order = match a.chip_order {
+        ChipOrderArg::Edf => ChipOrder::Edf,
+        ChipOrderArg::Fifo => ChipOrder::Fifo,
+    };
     let report = simulate(&setup).map_err(|e| InputError::invalid(file.clone(), e.to_string()))?;
     let tasks = report
         .tasks
@@ -93,6 +112,7 @@ pub fn run(a: RunArgs) -> Result<(), InputError> {
     let out = RunOutput {
         approach: alloc.approach.clone(),
         nrt_service: a.nrt,
+        chip_order: a.chip_order,
         schedulable: alloc.schedulable,
         reason: alloc.reason.clone(),
         duration_ns,
@@ -114,8 +134,12 @@ fn print_text(file: &str, o: &RunOutput) {
         NrtArg::Background => "background",
     };
     println!("task set: {file}");
+    let order = match o.chip_order {
+        ChipOrderArg::Edf => "EDF",
+        ChipOrderArg::Fifo => "FIFO",
+    };
     println!(
-        "approach: {}, NRT served by {service}, {:.1} s simulated",
+        "approach: {}, NRT served by {service}, chips {order}, {:.1} s simulated",
         o.approach,
         o.duration_ns as f64 / 1e9
     );

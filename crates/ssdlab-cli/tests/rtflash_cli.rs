@@ -245,3 +245,52 @@ fn reproduce_rt_flash_writes_the_report_resumes_from_its_cache_and_repeats() {
     assert_eq!(csv, fresh);
     std::fs::remove_dir_all(&base).unwrap();
 }
+
+#[test]
+fn a_fifo_device_makes_an_urgent_reader_wait_behind_a_bulk_writer() {
+    // One urgent reader released just after a bulk writer's 64 programs:
+    // EDF serves the read next on every chip, FIFO after the programs
+    // queued before it.
+    let file = temp_file(
+        "fifo.toml",
+        r#"[platform]
+preset = "seed004"
+
+[[rt_task]]
+name = "bulk"
+period = "100ms"
+deadline = "100ms"
+read_pages = 0
+write_pages = 64
+footprint = 10_000
+
+[[rt_task]]
+name = "urgent"
+period = "100ms"
+deadline = "2ms"
+offset = "100us"
+read_pages = 4
+write_pages = 0
+footprint = 1_000
+"#,
+    );
+    let file = file.display().to_string();
+    let urgent = |order: &str| {
+        let r = run_json(&[
+            &file,
+            "--approach",
+            "global",
+            "--chip-order",
+            order,
+            "--duration",
+            "1",
+        ]);
+        assert_eq!(r["chip_order"], order);
+        r["tasks"][1].clone()
+    };
+    let edf = urgent("edf");
+    let fifo = urgent("fifo");
+    assert_eq!(edf["read_misses"], 0, "{edf}");
+    assert_eq!(fifo["read_misses"], fifo["jobs"], "{fifo}");
+    assert!(fifo["max_response_ns"].as_u64() > edf["max_response_ns"].as_u64());
+}

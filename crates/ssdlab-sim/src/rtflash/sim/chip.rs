@@ -43,18 +43,36 @@ pub enum Running {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GcRound {
     pub copies_left: u64,
-    /// The earliest deadline of the programs waiting (`Ns::MAX`: only
-    /// background writers wait).
+    /// The rank of the first-ranked program waiting (its deadline under
+    /// EDF; `Ns::MAX`: only background writers wait).
     pub deadline: Ns,
 }
 
-/// The key EDF orders by: absolute deadline (`Ns::MAX`: background), then
-/// the order of arrival.
+/// How a chip orders the operations that have a deadline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ChipOrder {
+    /// Earliest deadline first: the framework's device, which the analysis
+    /// assumes.
+    #[default]
+    Edf,
+    /// Arrival order, as an ordinary SSD that knows no deadlines serves its
+    /// queue: a GC round that writers wait on (foreground GC) then runs to
+    /// its end before the chip's other work. Background work still goes
+    /// last.
+    Fifo,
+}
+
+/// The key a chip orders by: rank (the absolute deadline under EDF, 0 for
+/// every deadline under FIFO; `Ns::MAX`: background), then the order of
+/// arrival.
 type Key = (Ns, u64);
 
 #[derive(Debug, Default)]
 pub struct ChipQueue {
-    ready: BinaryHeap<Reverse<(Key, Op)>>,
+    order: ChipOrder,
+    /// Each with its deadline (None: background), which a program waiting
+    /// for room hands to the GC round.
+    ready: BinaryHeap<Reverse<(Key, Option<Ns>, Op)>>,
     seq: u64,
     pub running: Option<Running>,
     pub round: Option<GcRound>,
@@ -63,17 +81,33 @@ pub struct ChipQueue {
 }
 
 impl ChipQueue {
+    pub fn new(order: ChipOrder) -> Self {
+        ChipQueue {
+            order,
+            ..ChipQueue::default()
+        }
+    }
+
+    /// Where an operation with `deadline` ranks on this chip.
+    fn rank(&self, deadline: Option<Ns>) -> Ns {
+        match (self.order, deadline) {
+            (_, None) => Ns::MAX,
+            (ChipOrder::Edf, Some(d)) => d,
+            (ChipOrder::Fifo, Some(_)) => 0,
+        }
+    }
+
     /// Adds a ready operation; `deadline` None is background work.
     pub fn push(&mut self, deadline: Option<Ns>, op: Op) {
         self.seq += 1;
-        let key = (deadline.unwrap_or(Ns::MAX), self.seq);
-        self.ready.push(Reverse((key, op)));
+        let key = (self.rank(deadline), self.seq);
+        self.ready.push(Reverse((key, deadline, op)));
     }
 
-    /// The ready operation with the earliest deadline, and that deadline.
+    /// The ready operation that ranks first, and its deadline.
     pub fn pop(&mut self) -> Option<(Option<Ns>, Op)> {
-        let Reverse(((deadline, _), op)) = self.ready.pop()?;
-        Some(((deadline != Ns::MAX).then_some(deadline), op))
+        let Reverse((_, deadline, op)) = self.ready.pop()?;
+        Some((deadline, op))
     }
 
     /// Whether the round's next operation goes before every ready host
@@ -84,15 +118,16 @@ impl ChipQueue {
         };
         match self.ready.peek() {
             None => true,
-            Some(Reverse(((deadline, _), _))) => round.deadline <= *deadline,
+            Some(Reverse(((rank, _), _, _))) => round.deadline <= *rank,
         }
     }
 
     /// Parks a program until the round in progress ends; the round takes
     /// its deadline if earlier.
     pub fn wait_for_room(&mut self, deadline: Option<Ns>, op: Op) {
+        let rank = self.rank(deadline);
         if let Some(round) = &mut self.round {
-            round.deadline = round.deadline.min(deadline.unwrap_or(Ns::MAX));
+            round.deadline = round.deadline.min(rank);
         }
         self.waiting.push((deadline, op));
     }
@@ -131,6 +166,24 @@ mod tests {
         q.push(Some(50), op(4));
         let order: Vec<u32> = std::iter::from_fn(|| q.pop().map(|(_, o)| o.request)).collect();
         assert_eq!(order, vec![3, 2, 4, 1]);
+    }
+
+    #[test]
+    fn fifo_serves_deadlines_in_arrival_order_and_a_waited_round_first() {
+        let mut q = ChipQueue::new(ChipOrder::Fifo);
+        q.push(None, op(1));
+        q.push(Some(50), op(2));
+        q.push(Some(10), op(3));
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop().map(|(_, o)| o.request)).collect();
+        assert_eq!(order, vec![2, 3, 1]);
+        q.round = Some(GcRound {
+            copies_left: 3,
+            deadline: Ns::MAX,
+        });
+        q.push(Some(5), op(4));
+        q.wait_for_room(Some(1_000), op(5));
+        assert!(q.round_goes_first(), "a round a writer waits on goes first");
+        assert_eq!(q.pop().map(|(d, o)| (d, o.request)), Some((Some(5), 4)));
     }
 
     #[test]

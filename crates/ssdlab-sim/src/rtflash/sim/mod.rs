@@ -32,6 +32,7 @@ use super::platform::Platform;
 use super::taskset::{NrtArrival, NrtLoad};
 use super::tbs::TotalBandwidthServer;
 use crate::engine::{EventQueue, Ns};
+pub use chip::ChipOrder;
 use chip::{ChipQueue, GcRound, Op, OpKind, Running};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -81,6 +82,8 @@ pub struct SimSetup {
     pub nrt: Option<NrtLoad>,
     pub duration_ns: Ns,
     pub seed: u64,
+    /// How every chip orders its operations (the analysis assumes EDF).
+    pub order: ChipOrder,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -177,7 +180,7 @@ impl<'a> Sim<'a> {
             s,
             rng: ChaCha8Rng::seed_from_u64(s.seed),
             q: EventQueue::new(),
-            chips: (0..p.chips).map(|_| ChipQueue::default()).collect(),
+            chips: (0..p.chips).map(|_| ChipQueue::new(s.order)).collect(),
             space,
             task_base,
             nrt_base,

@@ -65,5 +65,6 @@ pub fn setup_from(
         nrt: ts.nrt.clone(),
         duration_ns,
         seed,
+        order: super::ChipOrder::Edf,
     })
 }

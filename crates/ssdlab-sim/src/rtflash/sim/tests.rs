@@ -61,6 +61,7 @@ fn setup(nrt_service: NrtService) -> SimSetup {
         nrt: Some(nrt()),
         duration_ns: 2_000_000_000,
         seed: 7,
+        order: ChipOrder::Edf,
     }
 }
 
