@@ -4,6 +4,7 @@ trace), the catalogue of presets and schedulers, and the ``Result`` they give.""
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
@@ -11,6 +12,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 import pandas as pd
 
 from . import _native
+from ._native import SsdlabError
 
 JobArg = Union[str, "os.PathLike[str]"]
 
@@ -91,10 +93,13 @@ def sim_params(
     host_overrides: Optional[Mapping[str, Any]] = None,
 ) -> Dict[str, Any]:
     """The device, host and run settings as the native module takes them."""
+    occupancy = float(occupancy)
+    if not math.isfinite(occupancy):
+        raise SsdlabError(f"occupancy: {occupancy} is not a number in [0, 100]")
     return {
         "device": str(device),
         "scheduler": scheduler,
-        "occupancy": float(occupancy),
+        "occupancy": occupancy,
         "precondition": precondition,
         "seed": int(seed),
         "host": None if host is None else os.fspath(host),

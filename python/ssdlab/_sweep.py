@@ -15,6 +15,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 import pandas as pd
 
 from . import _native
+from ._native import SsdlabError
 from ._api import flatten_figures, job_source
 from ._store import Store
 
@@ -116,8 +117,10 @@ def native_params(point: Mapping[str, Any]) -> Dict[str, Any]:
                     text = f.read()
                 params.setdefault("job_name", path)
             params["job"] = text
-        elif k in ("occupancy",):
+        elif k == "occupancy":
             params[k] = float(v)
+            if not math.isfinite(params[k]):
+                raise SsdlabError(f"occupancy: {v} is not a number in [0, 100]")
         elif k in ("host",) and v is not None:
             params[k] = os.fspath(v)
         else:

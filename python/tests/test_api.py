@@ -125,3 +125,19 @@ def test_the_documented_k2_example_runs(tmp_path, root):
     )
     assert "8 points computed" in run.stdout, run.stdout
     assert (tmp_path / "k2.png").stat().st_size > 10_000
+
+
+def test_errors_survive_pickling_as_a_dask_worker_sends_them():
+    import pickle
+
+    e = pickle.loads(pickle.dumps(ssdlab.SsdlabError("f.fio:2: option 'rw': bad")))
+    assert isinstance(e, ssdlab.SsdlabError) and str(e) == "f.fio:2: option 'rw': bad"
+
+
+def test_a_point_without_a_job_or_a_number_is_refused():
+    from ssdlab import _native
+
+    with pytest.raises(ssdlab.SsdlabError, match="defines no job"):
+        _native.resolve("{}")
+    with pytest.raises(ssdlab.SsdlabError, match="occupancy"):
+        ssdlab.run("[j]\nrw=read\n", occupancy=float("nan"))

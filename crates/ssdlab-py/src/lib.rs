@@ -11,8 +11,10 @@ mod catalog;
 mod points;
 mod runs;
 
+// Named `ssdlab.SsdlabError` (the package re-exports it), so that pickle
+// finds it: a Dask worker's error reaches the client whole.
 pyo3::create_exception!(
-    _native,
+    ssdlab,
     SsdlabError,
     pyo3::exceptions::PyValueError,
     "Bad input to ssdlab (the message is the CLI's: file:line: field: message)."

@@ -133,7 +133,10 @@ impl PointParams {
     /// point.
     pub fn resolve(&self) -> Result<PointSpec, InputError> {
         let setup = self.setup()?;
-        ssdlab_fio::parse_str(&self.job, &self.job_name, &|_| None)?;
+        let jobfile = ssdlab_fio::parse_str(&self.job, &self.job_name, &|_| None)?;
+        if jobfile.jobs.is_empty() {
+            return Err(InputError::invalid(&self.job_name, "defines no job"));
+        }
         Ok(PointSpec {
             job_name: self.job_name.clone(),
             job_text: self.job.clone(),
