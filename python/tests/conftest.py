@@ -3,30 +3,19 @@ two-worker LocalCluster for the whole session."""
 
 from __future__ import annotations
 
-import logging
 import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from ssdlab._sweep import dask_client
+from ssdlab.bench import TRIVIAL_JOB
+
 ROOT = Path(__file__).resolve().parents[2]
 
 #: A job that runs in milliseconds: a real-time reader beside a writer.
-SMALL_JOB = """[global]
-ioengine=libaio
-direct=1
-bs=4k
-runtime=5ms
-time_based=1
-size=64m
-[rt]
-rw=randread
-iodepth=1
-[bg]
-rw=randwrite
-iodepth=8
-"""
+SMALL_JOB = TRIVIAL_JOB.replace("runtime=2ms", "runtime=5ms")
 
 
 @pytest.fixture(scope="session")
@@ -54,13 +43,6 @@ def small_job() -> str:
 
 @pytest.fixture(scope="session")
 def cluster_client():
-    from distributed import Client, LocalCluster
-
-    with LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        silence_logs=logging.ERROR,
-    ) as cluster, Client(cluster) as client:
+    """A two-worker LocalCluster, made as ``sweep`` makes its own."""
+    with dask_client(None, 2) as client:
         yield client

@@ -8,11 +8,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use ssdlab_metrics::JobReport;
 use ssdlab_sim::error::InputError;
-use ssdlab_sim::experiment::fio_run;
+use ssdlab_sim::experiment::fio_run::{self, RunSetup};
 use ssdlab_sim::host::HostConfig;
 use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::config::SsdConfig;
-use ssdlab_sim::ssd::precondition::PreconditionMode;
 
 /// The shape of a point's figures in the cache: 3 since they are
 /// `PointFigures`.
@@ -33,20 +32,14 @@ struct ConfigFields {
     seed: u64,
 }
 
-/// Everything that decides a point's figures.
+/// Everything that decides a point's figures: a job file and the run's
+/// set-up (with the checker off: it never changes figures).
 #[derive(Debug, Clone)]
 pub struct PointSpec {
     /// Names the job file in errors (e.g. "examples/k2/randread.fio").
     pub job_name: String,
     pub job_text: String,
-    pub device: SsdConfig,
-    pub host: HostConfig,
-    /// A scheduler spec (`none`, `k2:max_inflight=8`, ...).
-    pub scheduler: String,
-    /// Share of the logical space holding data, in [0, 1].
-    pub occupancy: f64,
-    pub precondition: PreconditionMode,
-    pub seed: u64,
+    pub setup: RunSetup,
 }
 
 impl PointSpec {
@@ -54,16 +47,17 @@ impl PointSpec {
     /// format, and every input of the run. The job's name is left out: it
     /// only labels errors.
     pub fn config(&self) -> serde_json::Value {
+        let s = &self.setup;
         json!({
             "ssdlab": env!("CARGO_PKG_VERSION"),
             "result_format": RESULT_FORMAT,
-            "device": self.device,
-            "host": self.host,
-            "scheduler": self.scheduler,
+            "device": s.device,
+            "host": s.host,
+            "scheduler": s.scheduler,
             "job": self.job_text,
-            "occupancy": self.occupancy,
-            "precondition": self.precondition.to_string(),
-            "seed": self.seed,
+            "occupancy": s.occupancy,
+            "precondition": s.precondition.to_string(),
+            "seed": s.seed,
         })
     }
 
@@ -95,15 +89,18 @@ impl PointSpec {
         Ok(PointSpec {
             job_name: "<job>".into(),
             job_text: c.job,
-            device,
-            host,
-            scheduler: c.scheduler,
-            occupancy: c.occupancy,
-            precondition: c
-                .precondition
-                .parse()
-                .map_err(|m| InputError::invalid("precondition", m))?,
-            seed: c.seed,
+            setup: RunSetup {
+                device,
+                host,
+                scheduler: c.scheduler,
+                occupancy: c.occupancy,
+                precondition: c
+                    .precondition
+                    .parse()
+                    .map_err(|m| InputError::invalid("precondition", m))?,
+                seed: c.seed,
+                check: false,
+            },
         })
     }
 
@@ -115,16 +112,7 @@ impl PointSpec {
     /// Parses the job file and runs it.
     pub fn run(&self) -> Result<PointFigures, InputError> {
         let jobfile = ssdlab_fio::parse_str(&self.job_text, &self.job_name, &|_| None)?;
-        let setup = fio_run::RunSetup {
-            device: self.device.clone(),
-            host: self.host.clone(),
-            scheduler: self.scheduler.clone(),
-            occupancy: self.occupancy,
-            precondition: self.precondition,
-            seed: self.seed,
-            check: false,
-        };
-        let res = fio_run::run(&jobfile, &setup, None)?;
+        let res = fio_run::run(&jobfile, &self.setup, None)?;
         Ok(PointFigures::of(&res))
     }
 }
@@ -235,18 +223,22 @@ fn per_second_totals(res: &fio_run::RunResult) -> Vec<(u64, u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ssdlab_sim::ssd::precondition::PreconditionMode;
 
     fn spec() -> PointSpec {
         let preset = Preset::load("mqsim-64g").unwrap();
         PointSpec {
             job_name: "t.fio".into(),
             job_text: "[j]\nrw=randread\nbs=4k\nsize=1m\nruntime=1ms\ntime_based=1\n".into(),
-            device: preset.device,
-            host: preset.host,
-            scheduler: "k2:max_inflight=4".into(),
-            occupancy: 0.25,
-            precondition: PreconditionMode::Aged { drive_writes: 0.5 },
-            seed: 7,
+            setup: RunSetup {
+                device: preset.device,
+                host: preset.host,
+                scheduler: "k2:max_inflight=4".into(),
+                occupancy: 0.25,
+                precondition: PreconditionMode::Aged { drive_writes: 0.5 },
+                seed: 7,
+                check: false,
+            },
         }
     }
 
@@ -262,13 +254,13 @@ mod tests {
     fn every_input_changes_the_key() {
         let base = spec().key();
         let mut s = spec();
-        s.seed += 1;
+        s.setup.seed += 1;
         assert_ne!(s.key(), base);
         let mut s = spec();
-        s.device.geometry.blocks_per_plane += 1;
+        s.setup.device.geometry.blocks_per_plane += 1;
         assert_ne!(s.key(), base);
         let mut s = spec();
-        s.precondition = PreconditionMode::Fill;
+        s.setup.precondition = PreconditionMode::Fill;
         assert_ne!(s.key(), base);
         // The job's name only labels errors.
         let mut s = spec();

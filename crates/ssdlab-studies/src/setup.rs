@@ -140,12 +140,7 @@ impl PointParams {
         Ok(PointSpec {
             job_name: self.job_name.clone(),
             job_text: self.job.clone(),
-            device: setup.device,
-            host: setup.host,
-            scheduler: setup.scheduler,
-            occupancy: setup.occupancy,
-            precondition: setup.precondition,
-            seed: setup.seed,
+            setup,
         })
     }
 }

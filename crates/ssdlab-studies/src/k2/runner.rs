@@ -6,6 +6,7 @@ use crate::cache::Cache;
 use crate::point::{PointFigures, PointSpec};
 use serde::{Deserialize, Serialize};
 use ssdlab_sim::error::InputError;
+use ssdlab_sim::experiment::fio_run::RunSetup;
 use ssdlab_sim::host::HostConfig;
 use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::precondition::PreconditionMode;
@@ -241,12 +242,15 @@ impl RunPoint {
         PointSpec {
             job_name: self.job_name.clone(),
             job_text: self.job_text.clone(),
-            device: env.device.clone(),
-            host: env.host.clone(),
-            scheduler: self.scheduler.clone(),
-            occupancy: self.occupancy,
-            precondition: PreconditionMode::Auto,
-            seed: env.seed.wrapping_add(self.seed_offset),
+            setup: RunSetup {
+                device: env.device.clone(),
+                host: env.host.clone(),
+                scheduler: self.scheduler.clone(),
+                occupancy: self.occupancy,
+                precondition: PreconditionMode::Auto,
+                seed: env.seed.wrapping_add(self.seed_offset),
+                check: false,
+            },
         }
     }
 }
