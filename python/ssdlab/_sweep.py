@@ -10,7 +10,19 @@ import json
 import math
 import os
 from contextlib import contextmanager
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
 
 import pandas as pd
 
@@ -40,15 +52,13 @@ def expand(base: Optional[Mapping[str, Any]] = None, grid: Optional[Grid] = None
         combos: List[Dict[str, Any]] = [{}]
     elif isinstance(grid, Mapping):
         keys = list(grid)
-        for k in keys:
-            if isinstance(grid[k], (str, bytes)) or not isinstance(grid[k], Sequence):
-                raise ValueError(f"grid: '{k}' takes a list of values")
-        combos = [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
+        values = [_values(k, grid[k]) for k in keys]
+        combos = [dict(zip(keys, vs)) for vs in itertools.product(*values)]
     else:
         combos = [dict(p) for p in grid]
     points = []
     for combo in combos:
-        point = {**base, **combo}
+        point = {k: _plain(v) for k, v in {**base, **combo}.items()}
         for k in point:
             _check_setting(k)
         labels = dict(point.pop("labels", {}) or {})
@@ -58,6 +68,19 @@ def expand(base: Optional[Mapping[str, Any]] = None, grid: Optional[Grid] = None
         point["labels"] = labels
         points.append(point)
     return points
+
+
+def _values(key: str, given: Any) -> List[Any]:
+    """A grid setting's values: any iterable but a string or a mapping (a
+    list, a range, a NumPy array, a pandas Series)."""
+    if isinstance(given, (str, bytes, Mapping)) or not isinstance(given, Iterable):
+        raise ValueError(f"grid: '{key}' takes a list of values")
+    return [_plain(v) for v in given]
+
+
+def _plain(v: Any) -> Any:
+    """A NumPy scalar as the Python number it holds (JSON takes only those)."""
+    return v.item() if hasattr(v, "item") and callable(v.item) else v
 
 
 def _check_setting(k: str) -> None:

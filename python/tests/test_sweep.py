@@ -128,3 +128,21 @@ def test_job_options_land_in_every_section():
     assert all("iodepth=8\ntime_based=1" in s for s in sections[1:])
     assert set_job_options(text, {}) == text
     assert textwrap.dedent(out).count("iodepth=8") == 3
+
+
+def test_numpy_and_pandas_values_make_a_grid():
+    import numpy as np
+    import pandas as pd
+
+    from ssdlab import expand
+
+    points = expand({"job": "x.fio", "occupancy": np.float64(50)},
+                    {"seed": np.arange(1, 3), "scheduler": pd.Series(["none", "kyber"])})
+    assert [(p["seed"], p["scheduler"]) for p in points] == [
+        (1, "none"), (1, "kyber"), (2, "none"), (2, "kyber")
+    ]
+    assert all(type(p["seed"]) is int and type(p["occupancy"]) is float for p in points)
+    with pytest.raises(ValueError, match="'seed' takes a list"):
+        expand({"job": "x.fio"}, {"seed": 3})
+    with pytest.raises(ValueError, match="'device' takes a list"):
+        expand({"job": "x.fio"}, {"device": "mqsim-64g"})
