@@ -75,6 +75,8 @@ impl Harness {
             bytes: 4096,
             prio,
             sync: true,
+            flush: false,
+            fua: false,
             issue_ns: 0,
             submit_ns: 0,
         }

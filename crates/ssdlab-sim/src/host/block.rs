@@ -23,6 +23,10 @@ pub struct Bio {
     pub bytes: u32,
     pub prio: IoPrio,
     pub sync: bool,
+    /// REQ_PREFLUSH (with no data: an empty flush).
+    pub flush: bool,
+    /// REQ_FUA.
+    pub fua: bool,
     /// When the job issued it (before the submission cost).
     pub issue_ns: Ns,
     /// When it entered the block layer.
@@ -206,7 +210,8 @@ impl BlockLayer {
     }
 
     fn try_merge(&mut self, bio: &Bio) -> bool {
-        if !self.cfg.merges {
+        // Flushes and FUA writes are never merged (blk_rq_merge_ok).
+        if !self.cfg.merges || bio.flush || bio.fua {
             return false;
         }
         let probe = request_of(bio, 0, 0);
@@ -276,7 +281,7 @@ impl BlockLayer {
         let start = self.cpu_busy[hq].max(now);
         self.cpu_busy[hq] = start + self.cfg.costs.dispatch_ns;
         rq.dispatch_ns = self.cpu_busy[hq];
-        let (at, rid) = (rq.dispatch_ns, rq.id);
+        let (at, rid, empty_flush) = (rq.dispatch_ns, rq.id, rq.is_empty_flush());
         let t = self
             .tracked
             .get_mut(&rid)
@@ -286,6 +291,14 @@ impl BlockLayer {
         self.counters.dispatched += 1;
         let total: u32 = self.device_inflight.iter().sum();
         self.counters.max_device_inflight = self.counters.max_device_inflight.max(total);
+        if empty_flush {
+            // As blk-flush for a device without a volatile write cache: both
+            // device models acknowledge a write only once it is safe, so an
+            // empty flush has nothing to wait for and ends on the host.
+            let done = at + self.cfg.costs.complete_ns;
+            q.schedule(done, HostEvent::RequestDone(request_id(rid)));
+            return;
+        }
         q.schedule(at, HostEvent::DeviceSubmit(request_id(rid)));
     }
 
@@ -434,6 +447,8 @@ fn request_of(bio: &Bio, id: u64, insert_ns: Ns) -> Request {
         bytes: bio.bytes,
         prio: bio.prio,
         sync: bio.sync,
+        flush: bio.flush,
+        fua: bio.fua,
         job: bio.job,
         submit_ns: bio.submit_ns,
         insert_ns,

@@ -178,6 +178,8 @@ pub(super) mod tests {
             bytes,
             prio: IoPrio::NONE,
             sync,
+            flush: false,
+            fua: false,
             job: 0,
             submit_ns: at,
             insert_ns: at,

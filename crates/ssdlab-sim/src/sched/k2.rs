@@ -144,6 +144,8 @@ mod tests {
             bytes: 4096,
             prio: IoPrio { class, level },
             sync: true,
+            flush: false,
+            fua: false,
             job: 0,
             submit_ns: 0,
             insert_ns: 0,

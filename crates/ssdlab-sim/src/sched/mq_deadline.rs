@@ -436,6 +436,8 @@ mod tests {
             bytes: 4096,
             prio: IoPrio { class, level: 4 },
             sync: true,
+            flush: false,
+            fua: false,
             job: 0,
             submit_ns: 0,
             insert_ns: 0,

@@ -47,6 +47,12 @@ pub struct Request {
     pub prio: IoPrio,
     /// Synchronous (a reader or O_SYNC/O_DIRECT writer waits for it).
     pub sync: bool,
+    /// REQ_PREFLUSH: the device's volatile cache is flushed before the
+    /// request; with no data (`bytes == 0`) the request is an empty flush,
+    /// as fsync ends. Bundling schedulers close their open bundle on it.
+    pub flush: bool,
+    /// REQ_FUA: the data is durable when the request completes.
+    pub fua: bool,
     /// Submitting job (process), for per-process policies.
     pub job: u32,
     /// When the request entered the block layer.
@@ -61,5 +67,10 @@ impl Request {
     /// First sector after the request.
     pub fn end_sector(&self) -> u64 {
         self.sector + (self.bytes as u64).div_ceil(512)
+    }
+
+    /// A flush that carries no data (fsync's cache flush).
+    pub fn is_empty_flush(&self) -> bool {
+        self.flush && self.bytes == 0
     }
 }

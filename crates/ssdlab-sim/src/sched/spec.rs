@@ -285,6 +285,8 @@ mod tests {
                     bytes: 4096,
                     prio: crate::sched::IoPrio::NONE,
                     sync: false,
+                    flush: false,
+                    fua: false,
                     job: 0,
                     submit_ns: 0,
                     insert_ns: 0,

@@ -402,6 +402,8 @@ impl FioJob {
             prio,
             // A read is REQ_SYNC whatever its source says (op_is_sync).
             sync: io.sync || unit.dir == IoDir::Read,
+            flush: false,
+            fua: false,
             issue_ns: now,
             submit_ns: 0,
         };
