@@ -6,7 +6,9 @@
 
 mod block;
 mod config;
+pub mod page_cache;
 mod tag_wait;
 
 pub use block::{Bio, BioDone, BlockLayer, HostCounters, HostEvent, RequestId};
 pub use config::{HostConfig, HostCosts};
+pub use page_cache::{PageCache, PageCacheConfig, PageCacheCounters};
