@@ -4,5 +4,6 @@
 
 pub mod closed_loop;
 pub mod fio_run;
+pub mod postmark_run;
 pub mod report;
 pub mod stats;

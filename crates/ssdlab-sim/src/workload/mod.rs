@@ -5,6 +5,7 @@
 
 pub mod fio;
 pub mod fio_job;
+pub mod postmark;
 pub mod replay_setup;
 pub mod script;
 pub mod trace_replay;
