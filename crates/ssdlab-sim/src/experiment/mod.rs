@@ -4,6 +4,7 @@
 
 pub mod closed_loop;
 pub mod fio_run;
+pub mod lb_size;
 pub mod postmark_run;
 pub mod report;
 pub mod stats;

@@ -15,6 +15,7 @@ impl SsdConfig {
         // The other checks compute with the geometry: only once it is sound.
         if problems.is_empty() {
             self.check_the_rest(&mut problems);
+            self.check_hybrid(&mut problems);
         }
         if problems.is_empty() {
             Ok(())
@@ -323,5 +324,40 @@ impl SsdConfig {
             all.push(("slc_cache".into(), longest));
         }
         all
+    }
+
+    /// The hybrid (FAST) mapping runs on the SATA-era device model, which
+    /// has none of the NVMe model's SLC cache or mapping-table journal.
+    fn check_hybrid(&self, problems: &mut Vec<Problem>) {
+        if self.ftl.mapping != super::Mapping::Hybrid {
+            return;
+        }
+        let mut err = |k: &str, m: String| problems.push((k.to_string(), m));
+        let g = &self.geometry;
+        let superblocks = g.planes_per_die as u64 * g.blocks_per_plane as u64;
+        let logs = self.ftl.log_blocks as u64;
+        if logs == 0 || logs + 3 > superblocks {
+            err(
+                "ftl.log_blocks",
+                format!(
+                    "{logs} must be in [1, {}]: the hybrid mapping needs a data block, \
+                     the sequential log block and a merge destination besides its \
+                     random log blocks among the {superblocks} blocks of a die",
+                    superblocks.saturating_sub(3)
+                ),
+            );
+        }
+        if self.slc_cache.is_some() {
+            err(
+                "slc_cache",
+                "the hybrid mapping has no SLC cache: remove the section".into(),
+            );
+        }
+        if self.ftl.map_journal.is_some() {
+            err(
+                "ftl.map_journal",
+                "the hybrid mapping keeps its block map in RAM: remove map_journal".into(),
+            );
+        }
     }
 }

@@ -251,6 +251,27 @@ pub struct Ftl {
     /// waits for the erase), not when GC frees it.
     #[serde(default)]
     pub erase_when_opened: bool,
+    /// How logical pages map to flash: `page` (page mapping, the NVMe
+    /// model) or `hybrid` (FAST log-block mapping on the SATA-era model).
+    #[serde(default)]
+    pub mapping: Mapping,
+    /// Random-write log blocks of the hybrid mapping (logical blocks it
+    /// may hold updates for at once).
+    #[serde(default = "default_log_blocks")]
+    pub log_blocks: u32,
+}
+
+/// The FTL's mapping scheme.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Mapping {
+    #[default]
+    Page,
+    Hybrid,
+}
+
+fn default_log_blocks() -> u32 {
+    16
 }
 
 impl Default for Ftl {
@@ -260,6 +281,8 @@ impl Default for Ftl {
             allocation: Choice::parse("static").expect("registered"),
             map_journal: None,
             erase_when_opened: false,
+            mapping: Mapping::Page,
+            log_blocks: default_log_blocks(),
         }
     }
 }
