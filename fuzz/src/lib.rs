@@ -307,6 +307,8 @@ fn workload_request(n: u64, now: u64) -> Request {
             level: (n % 8) as u8,
         },
         sync: n % 4 != 1,
+        flush: n.is_multiple_of(31),
+        fua: n.is_multiple_of(37),
         job: (n % 3) as u32,
         submit_ns: now,
         insert_ns: now,

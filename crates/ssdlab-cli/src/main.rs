@@ -5,10 +5,12 @@ mod bench_compare;
 mod choices;
 mod dask_bridge;
 mod output;
+mod postmark_cmd;
 mod presets_cmd;
 mod replay_cmd;
 mod reproduce_cmd;
 mod reproduce_rtflash;
+mod reproduce_stb;
 mod rtflash_cmd;
 mod rtflash_run;
 mod run_cmd;
@@ -45,6 +47,9 @@ enum Command {
     /// Reproduce a study: runs its grid in parallel (cached, resumable) and
     /// writes results.csv, report.md, figures and report.html.
     Reproduce(reproduce_cmd::Args),
+    /// Postmark-like file-system load (concurrent processes, page cache with
+    /// write-back) through the block layer and a scheduler to a device.
+    Postmark(postmark_cmd::Args),
     /// Real-time flash analysis: `rtflash analyze` allocates RT tasks to
     /// clusters of flash chips and bounds their worst-case latency.
     Rtflash(rtflash_cmd::Args),
@@ -90,6 +95,7 @@ fn main() -> ExitCode {
         Command::Replay(a) => replay_cmd::run(a),
         Command::Trace(a) => trace_cmd::run(a),
         Command::Reproduce(a) => reproduce_cmd::run(a),
+        Command::Postmark(a) => postmark_cmd::run(a),
         Command::Rtflash(a) => rtflash_cmd::run(a),
         Command::Tune(a) => tune_cmd::run(a),
         Command::Bench(a) => bench_cmd::run(a),

@@ -31,6 +31,10 @@ enum Study {
     /// the worst-case latency breakdown, schedulability curves for 4, 8 and
     /// 16 chips, and NRT bandwidth on accepted sets.
     RtFlash(crate::reproduce_rtflash::RtFlashArgs),
+    /// The STB study (Kang, Park, Yoo 2011): five concurrent Postmark
+    /// processes under noop, deadline, IRBW-FIFO, IRBW-FIFO-RP and STB, on a
+    /// SATA-era MLC SSD with a hybrid log-block FTL and with page mapping.
+    Stb(crate::reproduce_stb::StbArgs),
 }
 
 #[derive(clap::Args)]
@@ -140,6 +144,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
         Study::K2Rtss(a) => run_rtss(a),
         Study::GcOndemand(a) => run_gc(a),
         Study::RtFlash(a) => crate::reproduce_rtflash::run(a),
+        Study::Stb(a) => crate::reproduce_stb::run(a),
     }
 }
 

@@ -27,6 +27,10 @@ pub const PRESETS: &[BuiltinPreset] = &[
         name: "consumer-tlc-250g",
         source: include_str!("../presets/consumer-tlc-250g.toml"),
     },
+    BuiltinPreset {
+        name: "mlc-sata-8g",
+        source: include_str!("../presets/mlc-sata-8g.toml"),
+    },
 ];
 
 /// The top-level keys of a preset.

@@ -12,6 +12,7 @@ pub mod point;
 pub mod report;
 pub mod rtflash;
 pub mod setup;
+pub mod stb_study;
 pub mod waf;
 
 /// Peak resident set size of this process in MiB (Linux; 0 elsewhere).

@@ -81,6 +81,16 @@ pub fn prepare_with_sources(
     if jobfile.jobs.is_empty() {
         return Err(InputError::invalid("job file", "defines no job"));
     }
+    if setup.device.ftl.mapping == crate::ssd::config::Mapping::Hybrid {
+        return Err(InputError::invalid(
+            "ftl.mapping",
+            format!(
+                "device '{}' uses the hybrid (FAST) mapping, which runs under `ssdlab postmark` \
+                 and `reproduce stb`; fio jobs and traces run on page mapping (set ftl.mapping=page)",
+                setup.device.name
+            ),
+        ));
+    }
     let mut dev = SimSsd::new(setup.device.clone(), setup.seed, setup.check);
     let recipe = setup.precondition.recipe(setup.occupancy);
     let pre = precondition(&mut dev, &recipe, setup.seed)?;

@@ -1,11 +1,15 @@
 //! `ssdlab postmark`: the Postmark-like workload over the page cache and
 //! the host block layer, on any device model.
 
+use super::lb_size;
 use crate::engine::Ns;
 use crate::error::InputError;
 use crate::host::{BlockLayer, HostConfig, HostCounters};
 use crate::kernel::{Device, Simulation};
 use crate::sched;
+use crate::ssd::config::{Mapping, SsdConfig};
+use crate::ssd::device::SimSsd;
+use crate::ssd::hybrid::HybridSsd;
 use crate::workload::postmark::{PostmarkFile, PostmarkReport, PostmarkWorkload};
 use std::collections::BTreeMap;
 
@@ -62,4 +66,103 @@ pub fn run_postmark<D: Device>(
         events,
     };
     Ok((result, device))
+}
+
+/// What the device did during a run, for either mapping.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct DeviceFigures {
+    /// `page` or `hybrid`.
+    pub mapping: String,
+    pub waf: f64,
+    pub erases: u64,
+    /// Pages the FTL copied (GC relocations, or merge copies).
+    pub copied_pages: u64,
+    /// The hybrid FTL's merges (0 under page mapping).
+    pub switch_merges: u64,
+    pub partial_merges: u64,
+    pub full_merges: u64,
+}
+
+/// Runs `workload` on a fresh device built from `device` (its mapping picks
+/// the model), with `lb_size=auto` in `scheduler` measured on that device.
+/// Returns the result, the device's figures and the measured logical-block
+/// size when one was asked for.
+pub fn run_postmark_on(
+    device: &SsdConfig,
+    host: &HostConfig,
+    scheduler: &str,
+    workload: &PostmarkFile,
+    seed: u64,
+    check: bool,
+) -> Result<(PostmarkResult, DeviceFigures, Option<u64>), InputError> {
+    match device.ftl.mapping {
+        Mapping::Page => {
+            let make = || SimSsd::new(device.clone(), seed, check);
+            let (spec, lb) = resolve_lb_size(scheduler, &make, seed);
+            let (result, dev) = run_postmark(make(), host, &spec, workload, seed)?;
+            if check {
+                dev.check_invariants()
+                    .map_err(|e| InputError::invalid("device", e.to_string()))?;
+            }
+            let ftl = dev.stats().ftl;
+            let figures = DeviceFigures {
+                mapping: "page".into(),
+                waf: ftl.waf(),
+                erases: ftl.erases,
+                copied_pages: ftl.gc_pages_moved + ftl.fold_pages_moved,
+                ..DeviceFigures::default()
+            };
+            Ok((result, figures, lb))
+        }
+        Mapping::Hybrid => run_on_hybrid(device, host, scheduler, workload, seed, check),
+    }
+}
+
+/// The scheduler spec with `lb_size=auto` measured on devices from `make`.
+fn resolve_lb_size<D: Device>(
+    scheduler: &str,
+    make: &dyn Fn() -> D,
+    seed: u64,
+) -> (String, Option<u64>) {
+    let mut measured = None;
+    let spec = lb_size::resolve_auto(scheduler, || {
+        let lb = lb_size::calibrate(make, 64 << 20, seed).lb_size;
+        measured = Some(lb);
+        lb
+    });
+    (spec, measured)
+}
+
+/// The hybrid mapping runs on the SATA-era device model.
+fn run_on_hybrid(
+    device: &SsdConfig,
+    host: &HostConfig,
+    scheduler: &str,
+    workload: &PostmarkFile,
+    seed: u64,
+    check: bool,
+) -> Result<(PostmarkResult, DeviceFigures, Option<u64>), InputError> {
+    let make = || {
+        HybridSsd::new(device, device.ftl.log_blocks, seed, check)
+            .expect("a validated preset makes a device")
+    };
+    HybridSsd::new(device, device.ftl.log_blocks, seed, check)
+        .map_err(|m| InputError::invalid("device", m))?;
+    let (spec, lb) = resolve_lb_size(scheduler, &make, seed);
+    let (result, dev) = run_postmark(make(), host, &spec, workload, seed)?;
+    if check {
+        dev.check_invariants()
+            .map_err(|e| InputError::invalid("device", e))?;
+    }
+    let s = dev.stats();
+    let figures = DeviceFigures {
+        mapping: "hybrid".into(),
+        waf: s.waf,
+        erases: s.fast.erases,
+        copied_pages: s.fast.merge_copies,
+        switch_merges: s.fast.switch_merges,
+        partial_merges: s.fast.partial_merges,
+        full_merges: s.fast.full_merges,
+    };
+    Ok((result, figures, lb))
 }

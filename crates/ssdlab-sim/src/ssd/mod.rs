@@ -7,6 +7,7 @@ pub mod device;
 pub mod die_sched;
 pub mod ftl;
 pub mod gc;
+pub mod hybrid;
 pub mod ids;
 pub mod layout;
 pub use device::precondition;

@@ -4,7 +4,7 @@
 
 mod buckets;
 mod integrity;
-mod page_map;
+pub(crate) mod page_map;
 mod relocate;
 
 use buckets::BlockLink;

@@ -1,0 +1,82 @@
+//! `ssdlab reproduce stb`: the STB study (docs/stb-study.md).
+
+use crate::reproduce_cmd::{default_jobs, progress_bar};
+use ssdlab_sim::error::InputError;
+use ssdlab_studies::stb_study::{self, Plan, StbStudyOptions};
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct StbArgs {
+    #[arg(long, default_value = "out/stb")]
+    out: PathBuf,
+    /// The smaller run (the default): 1,000 files and 4,000 transactions per process.
+    #[arg(long, conflicts_with = "paper")]
+    quick: bool,
+    /// 2,000 files and 20,000 transactions per process.
+    #[arg(long)]
+    paper: bool,
+    #[arg(long, default_value_t = default_jobs())]
+    jobs: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+pub fn run(a: StbArgs) -> Result<(), InputError> {
+    if a.jobs == 0 {
+        return Err(InputError::invalid("--jobs", "must be at least 1"));
+    }
+    let plan = if a.paper { Plan::Paper } else { Plan::Quick };
+    let opts = StbStudyOptions {
+        out: a.out.clone(),
+        threads: a.jobs,
+        seed: a.seed,
+        plan,
+    };
+    let bar = progress_bar("STB study");
+    let progress = |done: usize, total: usize| bar.tick(done, total);
+    let (rows, computed) = stb_study::run(&opts, &progress)?;
+    bar.finish();
+    let w = stb_study::workload(plan);
+    let preamble = format!(
+        "Device `mlc-sata-8g` (a SATA II MLC SSD of 2009: 8 dies, 4 MiB logical blocks, NCQ depth 31) \
+with its hybrid log-block FTL (FAST) and with the same flash behind page mapping; host: one hardware \
+queue of depth 31, 128 scheduler requests. Workload: {} concurrent Postmark processes, {} files of \
+{}–{} bytes and {} transactions each (read/append and create/delete biases {}/{} of 10), over a page \
+cache of {} MiB with Linux 2.6.30's write-back (dirty ratios {} % / {} %, expiry {} s, flusher every {} s); \
+seed {}. The bundling schedulers gather `lb_size=auto`, measured on each device. \
+Response times are block-level (sync write, async write, read) and per Postmark operation, not the \
+paper's system-call times (docs/stb-study.md).\n",
+        w.postmark.processes,
+        w.postmark.files,
+        w.postmark.size_min,
+        w.postmark.size_max,
+        w.postmark.transactions,
+        w.postmark.read_bias,
+        w.postmark.create_bias,
+        w.page_cache.capacity_bytes >> 20,
+        w.page_cache.dirty_background_ratio,
+        w.page_cache.dirty_ratio,
+        w.page_cache.dirty_expire_ns / 1_000_000_000,
+        w.page_cache.writeback_interval_ns / 1_000_000_000,
+        a.seed,
+    );
+    let files = stb_study::write_report(&rows, &preamble, &a.out)?;
+    println!(
+        "STB study: {} points ({computed} computed, {} from the cache) in {}",
+        rows.len(),
+        rows.len() - computed,
+        a.out.display()
+    );
+    for ftl in stb_study::FTLS {
+        if let Some(g) = stb_study::stb_gain(&rows, ftl) {
+            println!(
+                "  {ftl} FTL: STB {:+.1} % transactions/s over the better of noop and deadline",
+                100.0 * g
+            );
+        }
+    }
+    for f in files {
+        println!("  {}", f.display());
+    }
+    Ok(())
+}
