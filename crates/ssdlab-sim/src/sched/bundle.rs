@@ -2,7 +2,9 @@
 //! EMSOFT 2009; Kang, Park, Yoo, ICCE 2011):
 //! writes are gathered into one open bundle until they add up to a logical
 //! block (`lb_size`), then wait as a closed bundle and, once started, leave
-//! back to back in ascending sector order.
+//! back to back in ascending sector order. A flush or FUA request closes the
+//! open bundle short of `lb_size`: whoever issued it waits for a durability
+//! point, and the bundle's writes should not wait for later ones to fill it.
 
 use super::merge::merge_into_fifo;
 use super::{MergeKind, Request};
@@ -56,14 +58,18 @@ pub struct BundleCounters {
     pub bundles_full: u64,
     /// Bundles started short of `lb_size` (device idle, or check-point).
     pub bundles_partial: u64,
+    /// Bundles closed short of `lb_size` because a flush or FUA request
+    /// arrived (counted neither full nor partial).
+    pub bundles_closed_by_flush: u64,
 }
 
 impl BundleCounters {
-    pub fn named(&self) -> [(&'static str, u64); 3] {
+    pub fn named(&self) -> [(&'static str, u64); 4] {
         [
             ("bundled_writes", self.bundled_writes),
             ("bundles_full", self.bundles_full),
             ("bundles_partial", self.bundles_partial),
+            ("bundles_closed_by_flush", self.bundles_closed_by_flush),
         ]
     }
 }
@@ -144,6 +150,16 @@ impl Bundler {
         self.closed.push_back(b);
     }
 
+    /// A flush or FUA request arrived: the open bundle, if any, closes short
+    /// of a logical block and waits as a closed one, so its writes can leave
+    /// without waiting for later ones.
+    pub fn close_for_flush(&mut self) {
+        if !self.open.members.is_empty() {
+            self.counters.bundles_closed_by_flush += 1;
+            self.close_open();
+        }
+    }
+
     /// Closes the open bundle short of a logical block and starts it.
     pub fn start_open(&mut self) {
         self.counters.bundles_partial += 1;
@@ -199,8 +215,9 @@ pub(super) mod tests {
             .collect()
     }
 
-    /// One arrival for [`drive`]: kind (0 read, 1 sync write, 2–3 write-back),
-    /// sector/8, pages of 4 KiB, and the gap before it in µs.
+    /// One arrival for [`drive`]: kind (0 read, 1 sync write, 2–3 write-back,
+    /// 4 an empty flush, 5 a FUA write), sector/8, pages of 4 KiB, and the
+    /// gap before it in µs.
     pub type Arrival = (u8, u64, u32, u64);
 
     /// Drives a scheduler as the host does, against a device with four
@@ -220,8 +237,17 @@ pub(super) mod tests {
                 1 => (Dir::Write, true),
                 _ => (Dir::Write, false),
             };
-            let bio = rq(i as u64 + 1, dir, sector * 8, pages * 4096, sync, now);
-            if s.bio_merge(&bio, 64 * 1024).is_none() {
+            let mut bio = rq(i as u64 + 1, dir, sector * 8, pages * 4096, sync, now);
+            match kind {
+                4 => (bio.flush, bio.sync, bio.bytes) = (true, true, 0),
+                5 => (bio.fua, bio.sync) = (true, true),
+                _ => {}
+            }
+            let merged = s.bio_merge(&bio, 64 * 1024);
+            if merged.is_some() && (bio.flush || bio.fua) {
+                return Err(format!("flush/FUA bio {} merged: {merged:?}", bio.id));
+            }
+            if merged.is_none() {
                 s.insert(bio, now);
                 inserted += 1;
             }

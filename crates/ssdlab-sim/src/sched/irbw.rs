@@ -9,6 +9,12 @@
 //! guard. A partial bundle leaves only when nothing else is queued and the
 //! device is idle (the paper has no timer; this is a choice of ours, see
 //! docs/model.md).
+//!
+//! A flush or FUA request (the paper has none) closes the open bundle, so
+//! its writes leave without waiting for the bundle to fill or the device to
+//! idle, and is itself queued singly with the reads: IRBW-FIFO serves it
+//! after that bundle, which is older, and IRBW-FIFO-RP before it, as any
+//! read.
 
 use super::bundle::Bundler;
 use super::{Dir, MergeKind, Request, Scheduler, SchedulerEntry, Tunable, TunableKind, Tunables};
@@ -44,7 +50,8 @@ pub const RP_ENTRY: SchedulerEntry = SchedulerEntry {
 
 pub struct Irbw {
     read_preference: bool,
-    /// Reads and discards, in arrival order.
+    /// Reads, discards, flushes and FUA writes, in arrival order: the
+    /// requests dispatched singly and at once.
     reads: VecDeque<Request>,
     bundles: Bundler,
     /// Dispatched and not yet completed.
@@ -103,6 +110,11 @@ impl Scheduler for Irbw {
     }
 
     fn insert(&mut self, rq: Request, _now: Ns) {
+        if rq.flush || rq.fua {
+            self.bundles.close_for_flush();
+            self.reads.push_back(rq);
+            return;
+        }
         match rq.dir {
             Dir::Write => self.bundles.add(rq, Ns::MAX),
             Dir::Read | Dir::Trim => self.reads.push_back(rq),
@@ -213,6 +225,51 @@ mod tests {
         assert_eq!((r.id, r.bytes), (1, 8192));
     }
 
+    fn flush(id: u64) -> Request {
+        let mut r = rq(id, Dir::Write, 0, 0, true, 0);
+        r.flush = true;
+        r
+    }
+
+    #[test]
+    fn a_flush_closes_the_open_bundle_and_leaves_alone() {
+        // IRBW-FIFO: the bundle is older than the flush and goes first.
+        let mut s = irbw("irbw-fifo");
+        s.insert(rq(1, Dir::Write, 80, 4096, false, 0), 0);
+        s.insert(rq(2, Dir::Write, 8, 4096, false, 0), 0);
+        s.insert(rq(3, Dir::Read, 0, 4096, true, 0), 0);
+        assert_eq!(ids(&mut *s, 0), vec![3], "the bundle is open");
+        s.insert(flush(4), 0);
+        assert_eq!(
+            s.bio_merge(&rq(0, Dir::Write, 88, 4096, false, 0), 1 << 20),
+            None
+        );
+        assert_eq!(ids(&mut *s, 0), vec![2, 1, 4]);
+        let c = s.counters();
+        for want in [
+            ("bundles_closed_by_flush", 1),
+            ("bundles_partial", 0),
+            ("bundles_full", 0),
+        ] {
+            assert!(c.contains(&want), "{c:?} lacks {want:?}");
+        }
+
+        // IRBW-FIFO-RP: the flush is served as a read, before the bundle.
+        let mut s = irbw("irbw-rp");
+        s.insert(rq(1, Dir::Write, 80, 4096, false, 0), 0);
+        let mut fua = rq(2, Dir::Write, 200, 4096, true, 0);
+        fua.fua = true;
+        s.insert(fua, 0);
+        assert_eq!(ids(&mut *s, 0), vec![2, 1], "a FUA write is not bundled");
+        assert!(s.counters().contains(&("bundles_closed_by_flush", 1)));
+
+        // No open bundle: nothing to close.
+        let mut s = irbw("irbw-fifo");
+        s.insert(flush(1), 0);
+        assert_eq!(ids(&mut *s, 0), vec![1]);
+        assert!(s.counters().contains(&("bundles_closed_by_flush", 0)));
+    }
+
     #[test]
     fn bad_lb_sizes_are_rejected() {
         assert!(crate::sched::build("irbw-rp:lb_size=0").is_err());
@@ -226,13 +283,13 @@ mod tests {
 
     proptest! {
         /// Driven as the host drives it (merges, four device slots, service
-        /// times): `has_work` agrees with `dispatch`, every request leaves
-        /// exactly once, and partial bundles do not stay behind.
+        /// times, flushes): `has_work` agrees with `dispatch`, every request
+        /// leaves exactly once, and partial bundles do not stay behind.
         #[test]
         fn host_driven_runs_conserve_requests(
             rp in any::<bool>(),
             lb_pages in 1u32..16,
-            arrivals in prop::collection::vec((0u8..4, 0u64..64, 1u32..4, 0u64..400), 1..200),
+            arrivals in prop::collection::vec((0u8..6, 0u64..64, 1u32..4, 0u64..400), 1..200),
         ) {
             let name = if rp { "irbw-rp" } else { "irbw-fifo" };
             let mut s = irbw(&format!("{name}:lb_size={}k", lb_pages * 4));

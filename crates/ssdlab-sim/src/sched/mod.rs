@@ -4,11 +4,16 @@
 //! dispatch_request, `has_work`, `completed` ~ completed_request/finish_request,
 //! `limit_depth`, `bio_merge` ~ bio_merge/request_merge, and a timer hook for
 //! policies that wait. Tunables are declared as data; `build` turns a spec
-//! string such as `k2:max_inflight=8` into a scheduler.
+//! string such as `k2:max_inflight=8` into a scheduler. The single-queue
+//! elevators of Linux 2.6.30 (`noop`, `deadline`) fit it as well: the request
+//! queue's dispatch list, which `elv_next_request` served before asking the
+//! elevator, lives inside them.
 //!
 //! One policy, one file; `REGISTRY` maps names to constructors.
 
 mod bundle;
+mod deadline;
+mod elevator_merge;
 mod irbw;
 mod k2;
 mod k2_budget;
@@ -16,6 +21,7 @@ mod kyber;
 mod merge;
 mod mq_deadline;
 mod none;
+mod noop;
 pub mod request;
 pub mod spec;
 mod stb;
@@ -80,6 +86,8 @@ pub struct SchedulerEntry {
 
 pub const REGISTRY: &[SchedulerEntry] = &[
     none::ENTRY,
+    noop::ENTRY,
+    deadline::ENTRY,
     mq_deadline::ENTRY,
     kyber::ENTRY,
     k2::ENTRY,

@@ -10,6 +10,8 @@
 //! writes were passed over `writes_starved` times, and the FIFO head when its
 //! deadline (insert + read/write_expire) has passed.
 
+use super::merge::{fits, may_merge};
+use super::request::{data_dir, READ, WRITE};
 use super::{
     Dir, IoClass, IoPrio, MergeKind, Request, Scheduler, SchedulerEntry, Tunable, TunableKind,
     Tunables,
@@ -97,22 +99,12 @@ const LEVELS: usize = 3;
 const RT: usize = 0;
 const BE: usize = 1;
 const IDLE: usize = 2;
-const READ: usize = 0;
-const WRITE: usize = 1;
 
 fn level_of(prio: IoPrio) -> usize {
     match prio.class {
         IoClass::Rt => RT,
         IoClass::Be | IoClass::None => BE,
         IoClass::Idle => IDLE,
-    }
-}
-
-/// Direction as mq-deadline sees it: discards are writes.
-fn dir_of(dir: Dir) -> usize {
-    match dir {
-        Dir::Read => READ,
-        Dir::Write | Dir::Trim => WRITE,
     }
 }
 
@@ -259,7 +251,7 @@ impl MqDeadline {
         }
         self.batching += 1;
         let mut rq = self.remove(level, id);
-        self.prio[level].latest_pos[dir_of(rq.dir)] = rq.sector;
+        self.prio[level].latest_pos[data_dir(rq.dir)] = rq.sector;
         self.prio[level].inflight += 1;
         rq.dispatch_ns = now;
         Some(rq)
@@ -267,7 +259,7 @@ impl MqDeadline {
 
     fn remove(&mut self, level: usize, id: u64) -> Request {
         let q = self.rqs.remove(&id).expect("indexed request exists");
-        let (pp, d) = (&mut self.prio[level], dir_of(q.rq.dir));
+        let (pp, d) = (&mut self.prio[level], data_dir(q.rq.dir));
         pp.sorted[d].remove(&(q.rq.sector, id));
         pp.by_end[d].remove(&(q.rq.end_sector(), id));
         pp.fifo[d].remove(&(q.seq, id));
@@ -286,15 +278,15 @@ impl MqDeadline {
 
     /// A queued request of `level`/`dir` that `bio` can extend, and how.
     fn merge_target(&self, bio: &Request, max_bytes: u32) -> Option<(u64, MergeKind)> {
-        let (pp, d) = (&self.prio[level_of(bio.prio)], dir_of(bio.dir));
-        let fits = |id: &u64| {
+        let (pp, d) = (&self.prio[level_of(bio.prio)], data_dir(bio.dir));
+        let mergeable = |id: &u64| {
             let rq = &self.rqs[id].rq;
-            rq.dir == bio.dir && rq.bytes as u64 + bio.bytes as u64 <= max_bytes as u64
+            may_merge(rq, bio) && fits(rq, bio, max_bytes)
         };
         let at = |set: &BTreeSet<(u64, u64)>, s: u64| {
             set.range((s, 0)..=(s, u64::MAX))
                 .map(|&(_, id)| id)
-                .find(|id| fits(id))
+                .find(|id| mergeable(id))
         };
         if let Some(id) = at(&pp.by_end[d], bio.sector) {
             return Some((id, MergeKind::Back));
@@ -328,7 +320,7 @@ impl Scheduler for MqDeadline {
     }
 
     fn insert(&mut self, rq: Request, now: Ns) {
-        let (level, d, id) = (level_of(rq.prio), dir_of(rq.dir), rq.id);
+        let (level, d, id) = (level_of(rq.prio), data_dir(rq.dir), rq.id);
         self.seq += 1;
         let pp = &mut self.prio[level];
         pp.sorted[d].insert((rq.sector, id));
@@ -395,7 +387,7 @@ impl Scheduler for MqDeadline {
 
     fn bio_merge(&mut self, bio: &Request, max_bytes: u32) -> Option<(u64, MergeKind)> {
         let (id, kind) = self.merge_target(bio, max_bytes)?;
-        let (level, d) = (level_of(bio.prio), dir_of(bio.dir));
+        let (level, d) = (level_of(bio.prio), data_dir(bio.dir));
         let old = self.key(id);
         let old_end = self.rqs[&id].rq.end_sector();
         let q = self.rqs.get_mut(&id).expect("merge target is queued");
@@ -584,5 +576,20 @@ mod tests {
         let mut s = sched("mq-deadline:front_merges=0");
         s.insert(read(1, 1000), 0);
         assert_eq!(s.bio_merge(&read(3, 992), 1 << 20), None);
+    }
+
+    #[test]
+    fn nothing_merges_into_a_flush_or_fua_request() {
+        let mut s = sched("mq-deadline");
+        let mut flush = rq(1, Dir::Write, 1000, IoClass::Be);
+        flush.flush = true;
+        s.insert(flush, 0);
+        let mut fua = rq(2, Dir::Write, 2000, IoClass::Be);
+        fua.fua = true;
+        s.insert(fua, 0);
+        for sector in [1008, 992, 2008, 1992] {
+            let w = rq(3, Dir::Write, sector, IoClass::Be);
+            assert_eq!(s.bio_merge(&w, 1 << 20), None, "sector {sector}");
+        }
     }
 }

@@ -6,6 +6,20 @@ use crate::engine::Ns;
 /// enum of the workspace.
 pub use ssdlab_metrics::Dir;
 
+/// Index of the read lists of the deadline elevators.
+pub(crate) const READ: usize = 0;
+/// Index of their write lists (discards included).
+pub(crate) const WRITE: usize = 1;
+
+/// The kernel's `rq_data_dir` as a list index: the deadline elevators keep
+/// reads and writes apart, and a discard is a write to them.
+pub(crate) fn data_dir(dir: Dir) -> usize {
+    match dir {
+        Dir::Read => READ,
+        Dir::Write | Dir::Trim => WRITE,
+    }
+}
+
 /// I/O priority class, as `ioprio_set(2)`: NONE derives from the submitter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum IoClass {

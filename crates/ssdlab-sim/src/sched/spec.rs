@@ -234,6 +234,13 @@ mod tests {
         assert_eq!(build("none").unwrap().name(), "none");
     }
 
+    #[test]
+    fn every_scheduler_builds_under_its_registry_name() {
+        for e in REGISTRY {
+            assert_eq!(build(e.name).unwrap().name(), e.name);
+        }
+    }
+
     use proptest::prelude::*;
 
     /// Value strings near and beyond the edges every kind accepts.

@@ -9,6 +9,11 @@
 //! (`t_sync` or `t_async` later); a bundle's is its earliest member's. The
 //! earliest passed check-point is served before anything else, so no request
 //! waits past it for its bundle to fill. A started bundle leaves back to back.
+//!
+//! A flush or FUA request (the paper has none) is synchronous whatever its
+//! REQ_SYNC flag says: someone waits for its durability point. It closes the
+//! open bundle, so those writes need not wait for their check-point, and
+//! joins the sync FIFO with the `t_sync` check-point.
 
 use super::bundle::Bundler;
 use super::irbw::LB_SIZE;
@@ -67,7 +72,8 @@ enum Pick {
 pub struct Stb {
     t_sync: Ns,
     t_async: Ns,
-    /// Synchronous requests in arrival order (check-point = insert + t_sync).
+    /// Synchronous requests, flushes and FUA writes in arrival order
+    /// (check-point = insert + t_sync).
     sync_fifo: VecDeque<Request>,
     bundles: Bundler,
     async_tag_share_pct: u32,
@@ -165,7 +171,10 @@ impl Scheduler for Stb {
     fn insert(&mut self, mut rq: Request, now: Ns) {
         self.now_seen = self.now_seen.max(now);
         rq.insert_ns = now;
-        if is_async_write(&rq) {
+        if rq.flush || rq.fua {
+            self.bundles.close_for_flush();
+            self.sync_fifo.push_back(rq);
+        } else if is_async_write(&rq) {
             self.bundles.add(rq, now.saturating_add(self.t_async));
             self.close_if_out_of_tags();
         } else {
@@ -372,6 +381,47 @@ mod tests {
     }
 
     #[test]
+    fn a_flush_closes_the_open_bundle_and_goes_with_the_sync_requests() {
+        let mut s = stb("stb:t_sync=10ms,t_async=1s");
+        s.insert(rq(1, Dir::Write, 80, 4096, false, 0), 0);
+        s.insert(rq(2, Dir::Write, 8, 4096, false, 0), 0);
+        assert!(!s.has_work(), "the bundle is open, its check-point ahead");
+        let mut flush = rq(3, Dir::Write, 0, 0, false, MS as Ns);
+        flush.flush = true;
+        s.insert(flush, MS as Ns);
+        assert_eq!(s.next_timer(), None, "no open bundle to wait for");
+        assert_eq!(
+            s.bio_merge(&rq(0, Dir::Write, 88, 4096, false, 0), 1 << 20),
+            None,
+            "the closed bundle takes no more writes"
+        );
+        // The flush is synchronous (sync FIFO first), then the bundle.
+        assert_eq!(ids(&mut *s, MS as Ns), vec![3, 2, 1]);
+        let c = s.counters();
+        for want in [
+            ("bundles_closed_by_flush", 1),
+            ("bundles_partial", 0),
+            ("bundles_expired", 0),
+        ] {
+            assert!(c.contains(&want), "{c:?} lacks {want:?}");
+        }
+    }
+
+    #[test]
+    fn a_fua_write_is_synchronous_without_req_sync() {
+        let mut s = stb("stb:lb_size=8k,t_sync=5ms,t_async=20ms");
+        let mut fua = rq(1, Dir::Write, 400, 4096, false, 0);
+        fua.fua = true;
+        s.insert(fua, 0); // check-point 5 ms, although not REQ_SYNC
+        s.insert(rq(2, Dir::Write, 0, 4096, false, 0), 0);
+        s.insert(rq(3, Dir::Write, 80, 4096, false, 0), 0); // full, 20 ms
+        assert_eq!(ids(&mut *s, 6 * MS as Ns), vec![1, 2, 3]);
+        let c = s.counters();
+        assert!(c.contains(&("sync_expired", 1)), "{c:?}");
+        assert!(c.contains(&("bundles_closed_by_flush", 0)), "{c:?}");
+    }
+
+    #[test]
     fn durations_and_sizes_are_validated() {
         assert!(crate::sched::build("stb:t_sync=5 parsecs").is_err());
         assert!(crate::sched::build("stb:t_async=-1ms").is_err());
@@ -436,13 +486,13 @@ mod tests {
         }
 
         /// Driven as the host drives it (merges, four device slots, service
-        /// times, the timer): `has_work` agrees with `dispatch`, every
+        /// times, the timer, flushes): `has_work` agrees with `dispatch`, every
         /// request leaves exactly once and nothing stays behind.
         #[test]
         fn host_driven_runs_conserve_requests(
             lb_pages in 1u32..16,
             t_async_us in 0u64..3000,
-            arrivals in prop::collection::vec((0u8..4, 0u64..64, 1u32..4, 0u64..400), 1..200),
+            arrivals in prop::collection::vec((0u8..6, 0u64..64, 1u32..4, 0u64..400), 1..200),
         ) {
             let mut s = stb(&format!("stb:lb_size={}k,t_sync=1ms,t_async={t_async_us}us", lb_pages * 4));
             let run = crate::sched::bundle::tests::drive(&mut *s, &arrivals);
