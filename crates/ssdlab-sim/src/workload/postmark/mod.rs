@@ -11,8 +11,10 @@
 pub mod config;
 mod fs;
 mod ops;
+mod report;
 mod run;
 
 pub use config::{PostmarkConfig, PostmarkFile};
 pub use ops::OpKind;
-pub use run::{PostmarkReport, PostmarkWorkload};
+pub use report::{LatencyFigures, PostmarkReport};
+pub use run::PostmarkWorkload;

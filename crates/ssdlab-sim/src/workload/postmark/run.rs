@@ -8,15 +8,15 @@
 use super::config::PostmarkConfig;
 use super::fs::{Group, Journal, Layout};
 use super::ops::{Directory, OpBuilder, OpBytes, OpKind, Step};
+use super::report::{LatencyFigures, PostmarkReport};
 use crate::engine::Ns;
 use crate::host::page_cache::Run;
-use crate::host::{Bio, BioDone, PageCache, PageCacheConfig, PageCacheCounters};
+use crate::host::{Bio, BioDone, PageCache, PageCacheConfig};
 use crate::kernel::{Ctx, Device, WorkEvent, Workload};
 use crate::sched::{Dir, IoPrio};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashMap;
-use serde::Serialize;
 use ssdlab_metrics::hist::FioHistogram;
 use std::collections::VecDeque;
 
@@ -65,56 +65,6 @@ enum BioFor {
         pages: u32,
     },
     Writeback(Run),
-}
-
-/// Latency figures of one class of requests or operations.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct LatencyFigures {
-    pub count: u64,
-    pub mean_us: f64,
-    pub p99_us: f64,
-    pub max_us: f64,
-}
-
-impl LatencyFigures {
-    fn of(h: &FioHistogram) -> LatencyFigures {
-        if h.is_empty() {
-            return LatencyFigures::default();
-        }
-        let p99 = h.percentiles(&[99.0]).first().map_or(0, |&(_, v)| v);
-        LatencyFigures {
-            count: h.count(),
-            mean_us: h.exact_mean() / 1e3,
-            p99_us: p99 as f64 / 1e3,
-            max_us: h.max() as f64 / 1e3,
-        }
-    }
-}
-
-/// A Postmark run's figures.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct PostmarkReport {
-    pub processes: u32,
-    pub transactions: u64,
-    /// Transactions per second over the transaction phase (first start to
-    /// last end over all processes).
-    pub transactions_per_s: f64,
-    /// Application data read and written per second over the whole run
-    /// (creation, transactions, deletion and the final sync), as Postmark
-    /// reports them.
-    pub read_mb_s: f64,
-    pub write_mb_s: f64,
-    pub elapsed_s: f64,
-    /// Block requests by class: synchronous writes (journal commits),
-    /// asynchronous writes (write-back), reads.
-    pub sync_write: LatencyFigures,
-    pub async_write: LatencyFigures,
-    pub read: LatencyFigures,
-    /// Operations as a process sees them: create, delete, read, append.
-    pub ops: Vec<(String, LatencyFigures)>,
-    pub page_cache: PageCacheCounters,
-    /// Files a full block group could not take (the device is too small).
-    pub skipped_ops: u64,
 }
 
 pub struct PostmarkWorkload {
