@@ -209,3 +209,98 @@ fn commands_beyond_the_queue_depth_wait() {
     assert_eq!(done.len(), 40);
     assert_eq!(dev.outstanding(), 0);
 }
+
+/// The figures of docs/model.md (print them with `--nocapture`): WAF,
+/// throughput and latency of the 2009 drive with 64 RW log blocks, full
+/// of data, under LB-aligned sequential writes and random 4 KiB writes
+/// (over the whole drive and over its first 1 GiB), 32 commands queued.
+#[test]
+fn figures_of_the_2009_mlc_drive() {
+    let lb = 1024u32;
+    let sequential: Vec<_> = (0..512)
+        .map(|i| cmd(i, Dir::Write, i as u32 * 128, 128))
+        .collect();
+    let seq = measure(&sequential, 0);
+    println!("sequential 512 KiB, LB-aligned: {seq}");
+    assert_eq!(seq.waf, 1.0);
+    for span_lbs in [3809, 256] {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let random: Vec<_> = (0..64 * lb as u64 + 40_000)
+            .map(|i| cmd(i, Dir::Write, rng.gen_range(0..span_lbs * lb), 1))
+            .collect();
+        let r = measure(&random, 64 * lb as usize);
+        println!("random 4 KiB over {span_lbs} LBs: {r}");
+        assert!(r.waf > 3.0 && r.mb_s < seq.mb_s / 5.0, "{r}");
+    }
+}
+
+struct Figures {
+    waf: f64,
+    mb_s: f64,
+    iops: f64,
+    mean_ms: f64,
+}
+
+impl std::fmt::Display for Figures {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "WAF {:.2}, {:.1} MB/s, {:.0} IOPS, mean latency {:.2} ms",
+            self.waf, self.mb_s, self.iops, self.mean_ms
+        )
+    }
+}
+
+/// Runs `cmds` at QD 32 on the full 2009 drive; figures over the commands
+/// after the first `warm_up`.
+fn measure(cmds: &[IoCommand], warm_up: usize) -> Figures {
+    let mut dev = HybridSsd::new(&mlc_sata(4096, 128, 0.0), 64, 1, false).unwrap();
+    dev.precondition(1.0);
+    let (warm, measured) = cmds.split_at(warm_up);
+    let start = run_closed(&mut dev, warm, 32).last().map_or(0, |r| r.2);
+    dev.reset_counters();
+    let r = run_closed(&mut dev, measured, 32);
+    let secs = (r.last().unwrap().2 - start) as f64 / 1e9;
+    let bytes: u64 = measured.iter().map(|c| c.bytes as u64).sum();
+    Figures {
+        waf: dev.stats().waf,
+        mb_s: bytes as f64 / 1e6 / secs,
+        iops: measured.len() as f64 / secs,
+        mean_ms: mean_latency(&r) / 1e6,
+    }
+}
+
+#[test]
+fn the_kernel_drives_it() {
+    use crate::kernel::Simulation;
+    use crate::workload::script::CommandScript;
+    let mut sim = Simulation::new(small(true, 1), None, 1);
+    let mut script = CommandScript::new(vec![
+        (0, cmd(1, Dir::Write, 0, 128)),
+        (0, cmd(2, Dir::Read, 0, 128)),
+        (5_000_000, cmd(3, Dir::Trim, 0, 64)),
+        (6_000_000, cmd(4, Dir::Read, 0, 128)),
+    ]);
+    sim.run(&mut script, None);
+    let times = script.times_by_id();
+    assert_eq!(times.len(), 4);
+    // The read waits for the programs booked before it on its units.
+    assert!(times[1].1 > times[0].1);
+    let s = sim.device().stats();
+    assert_eq!((s.trimmed_pages, s.unmapped_reads), (64, 64));
+    sim.device().check_invariants().unwrap();
+}
+
+/// docs/model.md's derivation: a lone 4 KiB write and read on idle units.
+#[test]
+fn a_lone_write_and_read_cost_their_parts() {
+    let mut dev = small(false, 1);
+    let w = run_closed(&mut dev, &[cmd(1, Dir::Write, 5, 1)], 1);
+    // command 10 + link 13.654 + flash command 0.2 + channel 102.4
+    // + tPROG 900 + completion 5 µs.
+    assert_eq!(w[0].2 - w[0].1, 1_031_254);
+    let r = run_closed(&mut dev, &[cmd(2, Dir::Read, 5, 1)], 1);
+    // command 10 + flash command 0.2 + tR 50 + channel 102.4 + link 13.654
+    // + completion 5 µs.
+    assert_eq!(r[0].2 - r[0].1, 181_254);
+}

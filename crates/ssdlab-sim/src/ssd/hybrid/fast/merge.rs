@@ -78,11 +78,12 @@ impl Fast {
     /// Full-merges every LB with a valid page in `victim` (in the order of
     /// their first valid page in it), leaving it empty.
     fn merge_victim(&mut self, victim: BlockId, ops: &mut Vec<FlashOp>) {
+        let mut seen = rustc_hash::FxHashSet::default();
         let mut lbns: Vec<u32> = Vec::new();
         for slot in 0..self.written[victim.index()] {
             if let Some(lpn) = self.rev.get(self.ppn(victim, slot)) {
                 let lbn = self.split(lpn).0;
-                if !lbns.contains(&lbn) {
+                if seen.insert(lbn) {
                     lbns.push(lbn);
                 }
             }
