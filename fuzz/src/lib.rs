@@ -279,13 +279,17 @@ const NR_REQUESTS: u32 = 64;
 const DRAIN_STEPS: usize = 10_000;
 
 /// The `n`th request of the fixed workload: mixed directions, classes, sync
-/// and async, sequential runs that merge and scattered ones that do not.
+/// and async, sequential runs that merge and scattered ones that do not, and
+/// now and then an empty flush or a FUA write.
 fn workload_request(n: u64, now: u64) -> Request {
+    let flush = n % 17 == 16;
     let dir = match n % 5 {
+        _ if flush => Dir::Write,
         0 | 3 => Dir::Read,
         1 | 4 => Dir::Write,
         _ => Dir::Trim,
     };
+    let fua = !flush && dir == Dir::Write && n % 13 == 12;
     let class = match n % 7 {
         0 => IoClass::Rt,
         1 => IoClass::Idle,
@@ -301,14 +305,18 @@ fn workload_request(n: u64, now: u64) -> Request {
         id: n,
         dir,
         sector,
-        bytes: 4096 * (1 + (n % 4) as u32),
+        bytes: if flush {
+            0
+        } else {
+            4096 * (1 + (n % 4) as u32)
+        },
         prio: IoPrio {
             class,
             level: (n % 8) as u8,
         },
         sync: n % 4 != 1,
-        flush: n.is_multiple_of(31),
-        fua: n.is_multiple_of(37),
+        flush,
+        fua,
         job: (n % 3) as u32,
         submit_ns: now,
         insert_ns: now,
@@ -351,6 +359,11 @@ fn drive(s: &mut dyn Scheduler) {
         let mut probe = workload_request(n, now);
         probe.id = 0;
         if let Some((rid, _)) = s.bio_merge(&probe, 128 << 10) {
+            assert!(
+                !(probe.flush || probe.fua),
+                "{} merged a flush or FUA bio into request {rid}",
+                s.name()
+            );
             assert!(
                 queued.contains(&rid) || inflight.iter().any(|r| r.id == rid),
                 "{} merged into request {rid} that is not tracked",

@@ -11,9 +11,10 @@
 //! waits past it for its bundle to fill. A started bundle leaves back to back.
 //!
 //! A flush or FUA request (the paper has none) is synchronous whatever its
-//! REQ_SYNC flag says: someone waits for its durability point. It closes the
-//! open bundle, so those writes need not wait for their check-point, and
-//! joins the sync FIFO with the `t_sync` check-point.
+//! REQ_SYNC flag says, as the kernel's op_is_sync has it: someone waits for
+//! its durability point. It closes the open bundle, so those writes need not
+//! wait for their check-point, and joins the sync FIFO with the `t_sync`
+//! check-point.
 
 use super::bundle::Bundler;
 use super::irbw::LB_SIZE;
