@@ -95,26 +95,74 @@ pub fn run_postmark_on(
     seed: u64,
     check: bool,
 ) -> Result<(PostmarkResult, DeviceFigures, Option<u64>), InputError> {
+    let run = Fresh {
+        host,
+        scheduler,
+        workload,
+        seed,
+        check,
+    };
     match device.ftl.mapping {
-        Mapping::Page => {
-            let make = || SimSsd::new(device.clone(), seed, check);
-            let (spec, lb) = resolve_lb_size(scheduler, &make, seed);
-            let (result, dev) = run_postmark(make(), host, &spec, workload, seed)?;
-            if check {
-                dev.check_invariants()
-                    .map_err(|e| InputError::invalid("device", e.to_string()))?;
-            }
-            let ftl = dev.stats().ftl;
-            let figures = DeviceFigures {
-                mapping: "page".into(),
-                waf: ftl.waf(),
-                erases: ftl.erases,
-                copied_pages: ftl.gc_pages_moved + ftl.fold_pages_moved,
-                ..DeviceFigures::default()
-            };
-            Ok((result, figures, lb))
+        Mapping::Page => run.on(
+            || Ok(SimSsd::new(device.clone(), seed, check)),
+            |d| d.check_invariants().map_err(|e| e.to_string()),
+            |d| {
+                let ftl = d.stats().ftl;
+                DeviceFigures {
+                    mapping: "page".into(),
+                    waf: ftl.waf(),
+                    erases: ftl.erases,
+                    copied_pages: ftl.gc_pages_moved + ftl.fold_pages_moved,
+                    ..DeviceFigures::default()
+                }
+            },
+        ),
+        // The hybrid mapping runs on the SATA-era device model.
+        Mapping::Hybrid => run.on(
+            || HybridSsd::new(device, device.ftl.log_blocks, seed, check),
+            HybridSsd::check_invariants,
+            |d| {
+                let s = d.stats();
+                DeviceFigures {
+                    mapping: "hybrid".into(),
+                    waf: s.waf,
+                    erases: s.fast.erases,
+                    copied_pages: s.fast.merge_copies,
+                    switch_merges: s.fast.switch_merges,
+                    partial_merges: s.fast.partial_merges,
+                    full_merges: s.fast.full_merges,
+                }
+            },
+        ),
+    }
+}
+
+/// One Postmark run on fresh devices of one model: `lb_size=auto` measured
+/// on devices from `make`, the run on another, its checks and figures.
+struct Fresh<'a> {
+    host: &'a HostConfig,
+    scheduler: &'a str,
+    workload: &'a PostmarkFile,
+    seed: u64,
+    check: bool,
+}
+
+impl Fresh<'_> {
+    fn on<D: Device>(
+        &self,
+        make: impl Fn() -> Result<D, String>,
+        invariants: impl Fn(&D) -> Result<(), String>,
+        figures: impl Fn(&D) -> DeviceFigures,
+    ) -> Result<(PostmarkResult, DeviceFigures, Option<u64>), InputError> {
+        let first = make().map_err(|m| InputError::invalid("device", m))?;
+        // The first device built is the run's: later ones cannot fail.
+        let more = || make().expect("a device that was built once builds again");
+        let (spec, lb) = resolve_lb_size(self.scheduler, &more, self.seed);
+        let (result, dev) = run_postmark(first, self.host, &spec, self.workload, self.seed)?;
+        if self.check {
+            invariants(&dev).map_err(|e| InputError::invalid("device", e))?;
         }
-        Mapping::Hybrid => run_on_hybrid(device, host, scheduler, workload, seed, check),
+        Ok((result, figures(&dev), lb))
     }
 }
 
@@ -131,38 +179,4 @@ fn resolve_lb_size<D: Device>(
         lb
     });
     (spec, measured)
-}
-
-/// The hybrid mapping runs on the SATA-era device model.
-fn run_on_hybrid(
-    device: &SsdConfig,
-    host: &HostConfig,
-    scheduler: &str,
-    workload: &PostmarkFile,
-    seed: u64,
-    check: bool,
-) -> Result<(PostmarkResult, DeviceFigures, Option<u64>), InputError> {
-    let make = || {
-        HybridSsd::new(device, device.ftl.log_blocks, seed, check)
-            .expect("a validated preset makes a device")
-    };
-    HybridSsd::new(device, device.ftl.log_blocks, seed, check)
-        .map_err(|m| InputError::invalid("device", m))?;
-    let (spec, lb) = resolve_lb_size(scheduler, &make, seed);
-    let (result, dev) = run_postmark(make(), host, &spec, workload, seed)?;
-    if check {
-        dev.check_invariants()
-            .map_err(|e| InputError::invalid("device", e))?;
-    }
-    let s = dev.stats();
-    let figures = DeviceFigures {
-        mapping: "hybrid".into(),
-        waf: s.waf,
-        erases: s.fast.erases,
-        copied_pages: s.fast.merge_copies,
-        switch_merges: s.fast.switch_merges,
-        partial_merges: s.fast.partial_merges,
-        full_merges: s.fast.full_merges,
-    };
-    Ok((result, figures, lb))
 }
