@@ -33,14 +33,29 @@ fn stb_leads_on_the_hybrid_ftl_and_its_gain_shrinks_on_page_mapping() {
         .unwrap();
     assert_eq!(best.scheduler, "stb", "{rows:#?}");
     let hybrid = stb_gain(&rows, "hybrid").unwrap();
-    assert!((0.10..=0.40).contains(&hybrid), "STB over noop/deadline: {hybrid}");
+    assert!(
+        (0.10..=0.40).contains(&hybrid),
+        "STB over noop/deadline: {hybrid}"
+    );
     let fastest_create = on(&rows, "hybrid")
         .min_by(|a, b| a.create_avg_ms.total_cmp(&b.create_avg_ms))
         .unwrap();
     assert_eq!(fastest_create.scheduler, "stb");
-    let stb_waf = on(&rows, "hybrid").find(|r| r.scheduler == "stb").unwrap().waf;
-    let noop_waf = on(&rows, "hybrid").find(|r| r.scheduler == "noop").unwrap().waf;
-    assert!(stb_waf < noop_waf, "the gain is in the FTL: {stb_waf} vs {noop_waf}");
+    let stb_waf = on(&rows, "hybrid")
+        .find(|r| r.scheduler == "stb")
+        .unwrap()
+        .waf;
+    let noop_waf = on(&rows, "hybrid")
+        .find(|r| r.scheduler == "noop")
+        .unwrap()
+        .waf;
+    assert!(
+        stb_waf < noop_waf,
+        "the gain is in the FTL: {stb_waf} vs {noop_waf}"
+    );
     let page = stb_gain(&rows, "page").unwrap();
-    assert!(page < hybrid - 0.10, "page mapping: {page} against {hybrid}");
+    assert!(
+        page < hybrid - 0.10,
+        "page mapping: {page} against {hybrid}"
+    );
 }
