@@ -440,3 +440,42 @@ pub fn taskset(data: &[u8]) {
         }
     }
 }
+
+/// Postmark runs the `postmark` target simulates: at most this many
+/// processes, files and transactions per process, and files up to 64 KiB
+/// (a hang guard; the parser itself sees every input).
+const MAX_POSTMARK: (u32, u32, u32, u64) = (8, 64, 64, 64 << 10);
+
+/// `postmark`: workload-file text through `PostmarkFile::from_toml` (what
+/// `ssdlab postmark WORKLOAD` reads); a small accepted workload then runs,
+/// checker on, on a shrunk `mlc-sata-8g` (64 blocks per die) under its
+/// hybrid FTL and under page mapping, with `noop` and `stb:lb_size=1m`.
+pub fn postmark(data: &[u8]) {
+    use ssdlab_sim::experiment::postmark_run::run_postmark_on;
+    use ssdlab_sim::ssd::config::Mapping;
+    use ssdlab_sim::workload::postmark::PostmarkFile;
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let workload = match PostmarkFile::from_toml(text, "fuzz.toml", 4096) {
+        Ok(w) => w,
+        Err(e) => {
+            let _ = e.to_string();
+            return;
+        }
+    };
+    let p = &workload.postmark;
+    let (procs, files, tx, size) = MAX_POSTMARK;
+    if p.processes > procs || p.files > files || p.transactions > tx || p.size_max > size {
+        return;
+    }
+    let mut preset = Preset::load("mlc-sata-8g").expect("built-in preset");
+    preset.device.geometry.blocks_per_plane = 64;
+    let host = preset.host.clone();
+    for mapping in [Mapping::Hybrid, Mapping::Page] {
+        preset.device.ftl.mapping = mapping;
+        for scheduler in ["noop", "stb:lb_size=1m"] {
+            let _ = run_postmark_on(&preset.device, &host, scheduler, &workload, 1, true);
+        }
+    }
+}

@@ -110,6 +110,11 @@ fn taskset_corpus() {
     replay("taskset", harness::taskset);
 }
 
+#[test]
+fn postmark_corpus() {
+    replay("postmark", harness::postmark);
+}
+
 /// The open crashes still crash: once one is fixed, its entry leaves
 /// `known-open.txt` and the reproducer guards against the bug's return.
 /// Checked only with debug assertions (the fuzz builds' setting): without

@@ -79,8 +79,16 @@ impl PageCacheConfig {
                 ),
             ));
         }
-        if self.writeback_interval_ns == 0 {
-            found.push(("writeback_interval_ns", "must be above 0".into()));
+        // The kernel counts the period in centiseconds; a shorter one would
+        // only multiply flusher wake-ups (a hang on a long run).
+        if self.writeback_interval_ns < MIN_WRITEBACK_INTERVAL_NS {
+            found.push((
+                "writeback_interval_ns",
+                format!(
+                    "{} ns is below 10 ms (one centisecond, vm.dirty_writeback_centisecs' unit)",
+                    self.writeback_interval_ns
+                ),
+            ));
         }
         if self.writeback_max_bytes < page_bytes {
             found.push((
@@ -91,6 +99,9 @@ impl PageCacheConfig {
         found
     }
 }
+
+/// The shortest flusher period: one centisecond.
+pub const MIN_WRITEBACK_INTERVAL_NS: Ns = 10_000_000;
 
 /// A run of contiguous pages to write back: `pages` pages from `first`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,6 +131,9 @@ pub struct PageCacheCounters {
     pub dirty_pages_dropped: u64,
     pub evictions: u64,
     pub throttled_writes: u64,
+    /// The most pages ever dirty or under write-back at once: throttling
+    /// keeps it within one write of the dirty limit.
+    pub peak_dirty_pages: u64,
 }
 
 pub struct PageCache {
@@ -253,6 +267,8 @@ impl PageCache {
             page.dirty_since = Some(now);
             self.dirty.insert((now, lpn));
             self.counters.pages_dirtied += 1;
+            let held = self.dirty_pages() + self.writeback_pages;
+            self.counters.peak_dirty_pages = self.counters.peak_dirty_pages.max(held);
         }
         self.evict();
     }

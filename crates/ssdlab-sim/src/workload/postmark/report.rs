@@ -51,6 +51,9 @@ pub struct PostmarkReport {
     /// Operations as a process sees them: create, delete, read, append.
     pub ops: Vec<(String, LatencyFigures)>,
     pub page_cache: PageCacheCounters,
+    /// Pages the flusher handed to the block layer in each 100 ms of the
+    /// run: write-back comes in bursts at the flusher's period.
+    pub writeback_pages_per_100ms: Vec<u64>,
     /// Files a full block group could not take (the device is too small).
     pub skipped_ops: u64,
 }

@@ -88,6 +88,8 @@ pub struct PostmarkWorkload {
     bytes: OpBytes,
     transactions: u64,
     skipped: u64,
+    /// Write-back pages submitted per 100 ms since the start.
+    writeback_timeline: Vec<u64>,
 }
 
 impl PostmarkWorkload {
@@ -135,6 +137,7 @@ impl PostmarkWorkload {
             bytes: OpBytes::default(),
             transactions: 0,
             skipped: 0,
+            writeback_timeline: Vec::new(),
             cfg,
         })
     }
@@ -175,8 +178,17 @@ impl PostmarkWorkload {
                 .map(|(k, h)| (k.name().to_string(), LatencyFigures::of(h)))
                 .collect(),
             page_cache: self.cache.counters().clone(),
+            writeback_pages_per_100ms: self.writeback_timeline.clone(),
             skipped_ops: self.skipped,
         }
+    }
+
+    fn note_writeback(&mut self, pages: u32, now: Ns) {
+        let bin = (now.saturating_sub(self.start) / 100_000_000) as usize;
+        if self.writeback_timeline.len() <= bin {
+            self.writeback_timeline.resize(bin + 1, 0);
+        }
+        self.writeback_timeline[bin] += u64::from(pages);
     }
 
     /// Submits the bio for `purpose`; false when it waits for a tag.
@@ -192,7 +204,10 @@ impl PostmarkWorkload {
                 first,
                 pages,
             } => (Dir::Write, first, pages, true, process),
-            BioFor::Writeback(r) => (Dir::Write, r.first, r.pages, false, self.flusher()),
+            BioFor::Writeback(r) => {
+                self.note_writeback(r.pages, cx.now());
+                (Dir::Write, r.first, r.pages, false, self.flusher())
+            }
         };
         let id = self.next_bio;
         self.next_bio += 1;
