@@ -8,8 +8,9 @@ use std::process::Command;
 
 /// A 4 KiB random read every 8 µs for `stream_ms` (the device never
 /// idles) and a 4 KiB write flagged `rwbs` every 50 ms from 1 ms, in a
-/// blkparse trace.
-fn trace(stream_ms: u64, rwbs: &str) -> std::path::PathBuf {
+/// blkparse trace, in a file of its own for the test `tag` (tests run in
+/// parallel).
+fn trace(tag: &str, stream_ms: u64, rwbs: &str) -> std::path::PathBuf {
     let reads = stream_ms * 1_000 / 8;
     let mut lines: Vec<(u64, String, u64)> = (0..reads)
         .map(|i| {
@@ -43,7 +44,7 @@ fn trace(stream_ms: u64, rwbs: &str) -> std::path::PathBuf {
         .collect();
     let dir = std::env::temp_dir().join(format!("ssdlab-bundling-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{stream_ms}-{rwbs}.blkparse"));
+    let path = dir.join(format!("{tag}-{stream_ms}-{rwbs}.blkparse"));
     std::fs::write(&path, text).unwrap();
     path
 }
@@ -74,8 +75,8 @@ fn write_max_ms(trace: &std::path::Path, scheduler: &str) -> f64 {
 
 #[test]
 fn irbw_rp_write_latency_grows_with_the_read_stream() {
-    let short = write_max_ms(&trace(400, "WS"), "irbw-rp");
-    let long = write_max_ms(&trace(800, "WS"), "irbw-rp");
+    let short = write_max_ms(&trace("irbw", 400, "WS"), "irbw-rp");
+    let long = write_max_ms(&trace("irbw", 800, "WS"), "irbw-rp");
     assert!(
         short > 350.0,
         "the first write waits for the stream: {short} ms"
@@ -89,12 +90,12 @@ fn irbw_rp_write_latency_grows_with_the_read_stream() {
 #[test]
 fn stb_bounds_sync_writes_by_t_sync_and_write_back_by_t_async() {
     for stream_ms in [400, 800] {
-        let sync = write_max_ms(&trace(stream_ms, "WS"), "stb:t_sync=100ms");
+        let sync = write_max_ms(&trace("stb", stream_ms, "WS"), "stb:t_sync=100ms");
         assert!(
             sync < 100.0,
             "{stream_ms} ms stream: a sync write waited {sync} ms"
         );
-        let async_max = write_max_ms(&trace(stream_ms, "W"), "stb:t_async=200ms");
+        let async_max = write_max_ms(&trace("stb", stream_ms, "W"), "stb:t_async=200ms");
         assert!(
             (150.0..210.0).contains(&async_max),
             "{stream_ms} ms stream: write-back waited {async_max} ms"

@@ -59,3 +59,33 @@ fn stb_leads_on_the_hybrid_ftl_and_its_gain_shrinks_on_page_mapping() {
         "page mapping: {page} against {hybrid}"
     );
 }
+
+fn transactions_per_s(scheduler: &str, sync_metadata: bool) -> f64 {
+    use ssdlab_sim::experiment::postmark_run::run_postmark_on;
+    use ssdlab_studies::stb_study::{preset, workload};
+    let mut w = workload(Plan::Quick);
+    w.postmark.sync_metadata = sync_metadata;
+    let p = preset("hybrid");
+    let (r, _, _) = run_postmark_on(&p.device, &p.host, scheduler, &w, 1, false).unwrap();
+    r.report.transactions_per_s
+}
+
+/// IRBW-FIFO-RP bundles synchronous writes with the rest: where creates
+/// wait for their journal commits it falls well below STB; where the
+/// commits are write-back like the data, the two come close.
+#[test]
+fn irbw_rp_comes_close_to_stb_only_where_sync_writes_are_rare() {
+    let ratio = |sync| {
+        transactions_per_s("irbw-rp:lb_size=auto", sync)
+            / transactions_per_s("stb:lb_size=auto", sync)
+    };
+    let (frequent, rare) = (ratio(true), ratio(false));
+    assert!(
+        frequent < 0.9,
+        "sync metadata: IRBW-FIFO-RP / STB = {frequent}"
+    );
+    assert!(
+        (0.95..=1.05).contains(&rare),
+        "async metadata: IRBW-FIFO-RP / STB = {rare}"
+    );
+}

@@ -32,6 +32,11 @@ pub struct PostmarkConfig {
     pub journal_commit_bytes: u32,
     /// Size of the journal area at the start of the device.
     pub journal_bytes: u64,
+    /// Whether a create or delete waits for its journal commit (true: the
+    /// STB paper's metadata-bound creates). False: the commit's pages are
+    /// dirtied and reach the device as write-back, as ext3's periodic
+    /// kjournald commit does for a process that never syncs.
+    pub sync_metadata: bool,
     /// CPU time of one system call.
     pub syscall_ns: Ns,
     /// CPU time to copy 1 KiB between the application and the page cache.
@@ -52,6 +57,7 @@ impl Default for PostmarkConfig {
             create_bias: 5,
             journal_commit_bytes: 8192,
             journal_bytes: 32 << 20,
+            sync_metadata: true,
             syscall_ns: 5_000,
             copy_ns_per_kib: 500,
         }

@@ -86,7 +86,14 @@ impl OpBuilder<'_> {
     fn journal_commit(&mut self) -> Step {
         let pages = (self.cfg.journal_commit_bytes as u64).div_ceil(self.page_bytes) as u32;
         let (first, pages) = self.journal.commit(pages);
-        Step::SyncWrite { first, pages }
+        if self.cfg.sync_metadata {
+            Step::SyncWrite { first, pages }
+        } else {
+            Step::Write {
+                pages: (first..first + pages).collect(),
+                partial: None,
+            }
+        }
     }
 
     fn size(&self, rng: &mut ChaCha8Rng) -> u64 {
