@@ -12,7 +12,7 @@
 use crate::cache::Cache;
 use crate::report::bar_svg::BarChart;
 use crate::report::{write_study, Figure, StudyReport};
-use rayon::prelude::*;
+use crate::runner::{run_points, StudyPoint};
 use serde::{Deserialize, Serialize};
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::experiment::fio_run::{self, RunSetup};
@@ -23,7 +23,6 @@ use ssdlab_sim::workload::trace_replay::{replay_jobfile, ReplayOptions, TraceFee
 use ssdlab_trace::{write_trace, Format, ReadOptions, SynthOptions, PROFILES};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub const SCHEMES: [&str; 3] = ["PBGC", "BBGC", "on-demand"];
 
@@ -150,42 +149,18 @@ pub fn run(
 ) -> Result<(Vec<GcRow>, usize), InputError> {
     let logical = Layout::new(&scheme_preset("BBGC").device).capacity_bytes();
     let traces = write_traces(opts, &opts.out.join("traces"), logical)?;
-    let cache_dir = opts.out.join("cache");
-    let cache = Cache::open(&cache_dir)
-        .map_err(|e| InputError::invalid(cache_dir.display().to_string(), e.to_string()))?;
-    let computed = AtomicUsize::new(0);
-    let points: Vec<(usize, &str)> = (0..PROFILES.len())
-        .flat_map(|i| SCHEMES.iter().map(move |s| (i, *s)))
+    let points: Vec<StudyPoint<'_, GcRow>> = (0..PROFILES.len())
+        .flat_map(|i| SCHEMES.iter().map(move |&scheme| (i, scheme)))
+        .map(|(i, scheme)| {
+            let (profile, trace) = (PROFILES[i].name, &traces[i]);
+            StudyPoint {
+                config: point_config(profile, scheme, opts),
+                cost: 1,
+                compute: Box::new(move || run_one(profile, scheme, trace, logical, opts)),
+            }
+        })
         .collect();
-    let done = AtomicUsize::new(0);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads.max(1))
-        .build()
-        .map_err(|e| InputError::invalid("--jobs", e.to_string()))?;
-    pool.install(|| {
-        points
-            .par_iter()
-            .with_max_len(1)
-            .map(|&(i, scheme)| {
-                let config = point_config(PROFILES[i].name, scheme, opts);
-                let key = Cache::key(&config);
-                let row = match cache.get(&key) {
-                    Some(row) => row,
-                    None => {
-                        let row = run_one(PROFILES[i].name, scheme, &traces[i], logical, opts)?;
-                        cache.put(&key, &config, &row).map_err(|e| {
-                            InputError::invalid(cache_dir.display().to_string(), e.to_string())
-                        })?;
-                        computed.fetch_add(1, Ordering::Relaxed);
-                        row
-                    }
-                };
-                progress(done.fetch_add(1, Ordering::Relaxed) + 1, points.len());
-                Ok(row)
-            })
-            .collect::<Result<Vec<GcRow>, InputError>>()
-    })
-    .map(|rows| (rows, computed.into_inner()))
+    run_points(&points, &opts.out.join("cache"), opts.threads, progress)
 }
 
 /// Everything that decides a point's result (the cache key's input).

@@ -11,6 +11,7 @@ pub mod k2;
 pub mod point;
 pub mod report;
 pub mod rtflash;
+pub mod runner;
 pub mod setup;
 pub mod stb_study;
 pub mod waf;

@@ -7,10 +7,9 @@
 //! The bundling schedulers gather `lb_size=auto`: the logical-block size
 //! measured on each device (write bandwidth against request size).
 
-use crate::cache::Cache;
 use crate::report::bar_svg::BarChart;
 use crate::report::{write_study, Figure, StudyReport};
-use rayon::prelude::*;
+use crate::runner::{run_points, StudyPoint};
 use serde::{Deserialize, Serialize};
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::experiment::postmark_run::run_postmark_on;
@@ -20,7 +19,6 @@ use ssdlab_sim::ssd::config::Mapping;
 use ssdlab_sim::workload::postmark::{PostmarkConfig, PostmarkFile};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The schedulers, in the report's order.
 pub const SCHEDULERS: [&str; 5] = ["noop", "deadline", "irbw-fifo", "irbw-rp", "stb"];
@@ -118,42 +116,16 @@ pub fn run(
     opts: &StbStudyOptions,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<(Vec<StbRow>, usize), InputError> {
-    let cache_dir = opts.out.join("cache");
-    let cache = Cache::open(&cache_dir)
-        .map_err(|e| InputError::invalid(cache_dir.display().to_string(), e.to_string()))?;
-    let points: Vec<(&str, &str)> = FTLS
+    let points: Vec<StudyPoint<'_, StbRow>> = FTLS
         .iter()
-        .flat_map(|f| SCHEDULERS.iter().map(move |s| (*f, *s)))
+        .flat_map(|&ftl| SCHEDULERS.iter().map(move |&sched| (ftl, sched)))
+        .map(|(ftl, sched)| StudyPoint {
+            config: point_config(ftl, sched, opts),
+            cost: 1,
+            compute: Box::new(move || run_one(ftl, sched, opts)),
+        })
         .collect();
-    let (computed, done) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads.max(1))
-        .build()
-        .map_err(|e| InputError::invalid("--jobs", e.to_string()))?;
-    let rows = pool.install(|| {
-        points
-            .par_iter()
-            .with_max_len(1)
-            .map(|&(ftl, sched)| {
-                let config = point_config(ftl, sched, opts);
-                let key = Cache::key(&config);
-                let row = match cache.get(&key) {
-                    Some(row) => row,
-                    None => {
-                        let row = run_one(ftl, sched, opts)?;
-                        cache.put(&key, &config, &row).map_err(|e| {
-                            InputError::invalid(cache_dir.display().to_string(), e.to_string())
-                        })?;
-                        computed.fetch_add(1, Ordering::Relaxed);
-                        row
-                    }
-                };
-                progress(done.fetch_add(1, Ordering::Relaxed) + 1, points.len());
-                Ok(row)
-            })
-            .collect::<Result<Vec<StbRow>, InputError>>()
-    })?;
-    Ok((rows, computed.into_inner()))
+    run_points(&points, &opts.out.join("cache"), opts.threads, progress)
 }
 
 fn point_config(ftl: &str, sched: &str, opts: &StbStudyOptions) -> serde_json::Value {

@@ -22,12 +22,10 @@ pub use case_study::{CASE_STUDY_FILE, CASE_STUDY_TOML, VARIANTS};
 pub use curves::{Family, FAMILIES};
 pub use report::write_report;
 
-use crate::cache::Cache;
-use rayon::prelude::*;
+use crate::runner::{run_points, StudyPoint};
 use serde::{Deserialize, Serialize};
 use ssdlab_sim::error::InputError;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// How much of the study to run.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -108,13 +106,9 @@ impl Row {
     }
 }
 
-/// A unit of work: what it computes and the configuration that decides it.
-pub(crate) struct Point {
-    pub config: serde_json::Value,
-    /// Relative cost, to start the longest first.
-    pub cost: u64,
-    pub compute: Box<dyn Fn() -> Result<Vec<Row>, InputError> + Send + Sync>,
-}
+/// A unit of work: the configuration that decides it, its cost and what
+/// it computes (every part's point owns what it needs).
+pub(crate) type Point = StudyPoint<'static, Vec<Row>>;
 
 /// Runs the study: every point not yet in `out/cache`. Returns the rows in
 /// plan order and how many points were computed.
@@ -124,44 +118,8 @@ pub fn run(
 ) -> Result<(Vec<Row>, usize), InputError> {
     let mut points = case_study::points(opts)?;
     points.extend(curves::points(opts));
-    let cache_dir = opts.out.join("cache");
-    let cache = Cache::open(&cache_dir)
-        .map_err(|e| InputError::invalid(cache_dir.display().to_string(), e.to_string()))?;
-    let mut order: Vec<usize> = (0..points.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(points[i].cost));
-    let done = AtomicUsize::new(0);
-    let computed = AtomicUsize::new(0);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads.max(1))
-        .build()
-        .map_err(|e| InputError::invalid("--jobs", e.to_string()))?;
-    let results: Vec<(usize, Vec<Row>)> = pool.install(|| {
-        order
-            .par_iter()
-            .with_max_len(1)
-            .map(|&i| {
-                let p = &points[i];
-                let key = Cache::key(&p.config);
-                let rows = match cache.get(&key) {
-                    Some(rows) => rows,
-                    None => {
-                        let rows = (p.compute)()?;
-                        cache.put(&key, &p.config, &rows).map_err(|e| {
-                            InputError::invalid(cache_dir.display().to_string(), e.to_string())
-                        })?;
-                        computed.fetch_add(1, Ordering::Relaxed);
-                        rows
-                    }
-                };
-                progress(done.fetch_add(1, Ordering::Relaxed) + 1, points.len());
-                Ok((i, rows))
-            })
-            .collect::<Result<_, InputError>>()
-    })?;
-    let mut results = results;
-    results.sort_by_key(|(i, _)| *i);
-    let rows = results.into_iter().flat_map(|(_, r)| r).collect();
-    Ok((rows, computed.into_inner()))
+    let (rows, computed) = run_points(&points, &opts.out.join("cache"), opts.threads, progress)?;
+    Ok((rows.into_iter().flatten().collect(), computed))
 }
 
 /// Mixes a seed with the numbers that name a point.
