@@ -110,8 +110,8 @@ fn text_report(device: &str, res: &PostmarkResult, dev: &DeviceFigures, lb: Opti
     let pc = &r.page_cache;
     let _ = writeln!(
         out,
-        "  page cache: {} read hits, {} misses, {} pages dirtied, {} written back, {} dropped, {} throttled writes",
-        pc.read_hits, pc.read_misses, pc.pages_dirtied, pc.pages_written_back, pc.dirty_pages_dropped, pc.throttled_writes
+        "  page cache: {} read hits, {} misses, {} pages dirtied, {} written back, {} dropped, {} throttled writes, peak {} dirty pages",
+        pc.read_hits, pc.read_misses, pc.pages_dirtied, pc.pages_written_back, pc.dirty_pages_dropped, pc.throttled_writes, pc.peak_dirty_pages
     );
     let _ = writeln!(
         out,

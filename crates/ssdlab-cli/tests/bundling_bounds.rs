@@ -6,42 +6,20 @@
 
 use std::process::Command;
 
+mod support;
+
 /// A 4 KiB random read every 8 µs for `stream_ms` (the device never
 /// idles) and a 4 KiB write flagged `rwbs` every 50 ms from 1 ms, in a
 /// blkparse trace, in a file of its own for the test `tag` (tests run in
 /// parallel).
 fn trace(tag: &str, stream_ms: u64, rwbs: &str) -> std::path::PathBuf {
     let reads = stream_ms * 1_000 / 8;
-    let mut lines: Vec<(u64, String, u64)> = (0..reads)
-        .map(|i| {
-            (
-                i * 8_000,
-                "R".to_string(),
-                (i * 2_654_435_761 % (1 << 20)) * 8,
-            )
-        })
+    let mut events: Vec<(u64, &str, u64)> = (0..reads)
+        .map(|i| (i * 8_000, "R", (i * 2_654_435_761 % (1 << 20)) * 8))
         .collect();
     let writes = (stream_ms - 1) / 50;
-    lines.extend((0..writes).map(|k| {
-        (
-            1_000_000 + k * 50_000_000,
-            rwbs.to_string(),
-            (1 << 23) + k * 64,
-        )
-    }));
-    lines.sort();
-    let text: String = lines
-        .iter()
-        .enumerate()
-        .map(|(i, (t, f, s))| {
-            format!(
-                "  8,0 0 {} {}.{:09} 100 Q {f} {s} + 8 [t]\n",
-                i + 1,
-                t / 1_000_000_000,
-                t % 1_000_000_000
-            )
-        })
-        .collect();
+    events.extend((0..writes).map(|k| (1_000_000 + k * 50_000_000, rwbs, (1 << 23) + k * 64)));
+    let text = support::blkparse_text(events);
     let dir = std::env::temp_dir().join(format!("ssdlab-bundling-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{tag}-{stream_ms}-{rwbs}.blkparse"));

@@ -1,5 +1,7 @@
 //! The command line: exit codes, error messages, determinism.
 
+mod support;
+
 use std::process::Command;
 
 fn ssdlab(args: &[&str]) -> (i32, String, String) {
@@ -507,21 +509,8 @@ fn replay_open_and_closed_loop_with_loops_and_bad_lines() {
 }
 
 /// A blkparse trace of 4 KiB queue events (time ns, RWBS, sector).
-fn blkparse_trace(name: &str, mut events: Vec<(u64, &str, u64)>) -> std::path::PathBuf {
-    events.sort();
-    let text: String = events
-        .iter()
-        .enumerate()
-        .map(|(i, (t, rwbs, sector))| {
-            format!(
-                "  8,0 0 {} {}.{:09} 100 Q {rwbs} {sector} + 8 [t]\n",
-                i + 1,
-                t / 1_000_000_000,
-                t % 1_000_000_000
-            )
-        })
-        .collect();
-    temp_preset(name, &text)
+fn blkparse_trace(name: &str, events: Vec<(u64, &str, u64)>) -> std::path::PathBuf {
+    temp_preset(name, &support::blkparse_text(events))
 }
 
 /// A 4 KiB random read every 8 µs for 100 ms (enough to keep the device

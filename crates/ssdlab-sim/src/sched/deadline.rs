@@ -44,50 +44,17 @@
 
 use super::elevator_merge::ElevatorMerge;
 use super::merge::may_merge;
+use super::mq_deadline::{FRONT_MERGES, READ_EXPIRE, WRITES_STARVED, WRITE_EXPIRE};
 use super::request::{data_dir, READ, WRITE};
 use super::{MergeKind, Request, Scheduler, SchedulerEntry, Tunable, TunableKind, Tunables};
 use crate::engine::Ns;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-const MS: i64 = 1_000_000;
-const S: i64 = 1_000_000_000;
-
 const TUNABLES: &[Tunable] = &[
-    Tunable {
-        name: "read_expire",
-        kind: TunableKind::Duration {
-            min: 0,
-            max: 3600 * S,
-            unit_ns: MS,
-        },
-        default: 500 * MS,
-        help: "deadline of a read after insertion (sysfs unit: ms)",
-    },
-    Tunable {
-        name: "write_expire",
-        kind: TunableKind::Duration {
-            min: 0,
-            max: 3600 * S,
-            unit_ns: MS,
-        },
-        default: 5 * S,
-        help: "deadline of a write after insertion (sysfs unit: ms)",
-    },
-    Tunable {
-        name: "writes_starved",
-        kind: TunableKind::Int {
-            min: 0,
-            max: 1 << 20,
-        },
-        default: 2,
-        help: "read batches that may pass over pending writes",
-    },
-    Tunable {
-        name: "front_merges",
-        kind: TunableKind::Bool,
-        default: 1,
-        help: "also merge bios that end where a queued request starts",
-    },
+    READ_EXPIRE,
+    WRITE_EXPIRE,
+    WRITES_STARVED,
+    FRONT_MERGES,
     Tunable {
         name: "fifo_batch",
         kind: TunableKind::Int {

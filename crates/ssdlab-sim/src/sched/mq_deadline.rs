@@ -22,36 +22,52 @@ use std::collections::{BTreeMap, BTreeSet};
 const MS: i64 = 1_000_000;
 const S: i64 = 1_000_000_000;
 
+// The tunables mq-deadline shares with the single-queue `deadline`
+// (deadline.rs), under the same sysfs names and with the same defaults.
+
+pub(super) const READ_EXPIRE: Tunable = Tunable {
+    name: "read_expire",
+    kind: TunableKind::Duration {
+        min: 0,
+        max: 3600 * S,
+        unit_ns: MS,
+    },
+    default: 500 * MS,
+    help: "deadline of a read after insertion (sysfs unit: ms)",
+};
+
+pub(super) const WRITE_EXPIRE: Tunable = Tunable {
+    name: "write_expire",
+    kind: TunableKind::Duration {
+        min: 0,
+        max: 3600 * S,
+        unit_ns: MS,
+    },
+    default: 5 * S,
+    help: "deadline of a write after insertion (sysfs unit: ms)",
+};
+
+pub(super) const WRITES_STARVED: Tunable = Tunable {
+    name: "writes_starved",
+    kind: TunableKind::Int {
+        min: 0,
+        max: 1 << 20,
+    },
+    default: 2,
+    help: "read batches that may pass over pending writes",
+};
+
+pub(super) const FRONT_MERGES: Tunable = Tunable {
+    name: "front_merges",
+    kind: TunableKind::Bool,
+    default: 1,
+    help: "also merge bios that end where a queued request starts",
+};
+
 const TUNABLES: &[Tunable] = &[
-    Tunable {
-        name: "read_expire",
-        kind: TunableKind::Duration {
-            min: 0,
-            max: 3600 * S,
-            unit_ns: MS,
-        },
-        default: 500 * MS,
-        help: "deadline of a read after insertion (sysfs unit: ms)",
-    },
-    Tunable {
-        name: "write_expire",
-        kind: TunableKind::Duration {
-            min: 0,
-            max: 3600 * S,
-            unit_ns: MS,
-        },
-        default: 5 * S,
-        help: "deadline of a write after insertion (sysfs unit: ms)",
-    },
-    Tunable {
-        name: "writes_starved",
-        kind: TunableKind::Int {
-            min: 0,
-            max: 1 << 20,
-        },
-        default: 2,
-        help: "read batches that may pass over pending writes",
-    },
+    READ_EXPIRE,
+    WRITE_EXPIRE,
+    WRITES_STARVED,
     Tunable {
         name: "fifo_batch",
         kind: TunableKind::Int {
@@ -61,12 +77,7 @@ const TUNABLES: &[Tunable] = &[
         default: 16,
         help: "requests per sector-ordered batch",
     },
-    Tunable {
-        name: "front_merges",
-        kind: TunableKind::Bool,
-        default: 1,
-        help: "also merge bios that end where a queued request starts",
-    },
+    FRONT_MERGES,
     Tunable {
         name: "prio_aging_expire",
         kind: TunableKind::Duration {

@@ -96,6 +96,18 @@ impl OpBuilder<'_> {
         }
     }
 
+    /// The metadata half of a create or a delete: the system call, the
+    /// journal commit, and inode `ino`'s table page dirtied.
+    fn metadata_update(&mut self, group: u32, ino: u32, steps: &mut VecDeque<Step>) {
+        steps.push_back(self.syscall(0));
+        steps.push_back(self.journal_commit());
+        let inode = self.layout.inode_page(group, ino);
+        steps.push_back(Step::Write {
+            pages: vec![inode],
+            partial: Some(inode),
+        });
+    }
+
     fn size(&self, rng: &mut ChaCha8Rng) -> u64 {
         rng.gen_range(self.cfg.size_min..=self.cfg.size_max)
     }
@@ -115,13 +127,7 @@ impl OpBuilder<'_> {
             return None;
         }
         dir.next_ino += 1;
-        steps.push_back(self.syscall(0));
-        steps.push_back(self.journal_commit());
-        let inode = self.layout.inode_page(dir.group_index, file.ino);
-        steps.push_back(Step::Write {
-            pages: vec![inode],
-            partial: Some(inode),
-        });
+        self.metadata_update(dir.group_index, file.ino, steps);
         steps.push_back(self.syscall(bytes));
         steps.push_back(Step::Write {
             pages: file.pages.clone(),
@@ -150,13 +156,7 @@ impl OpBuilder<'_> {
         for &p in &file.pages {
             dir.group.release(p);
         }
-        steps.push_back(self.syscall(0));
-        steps.push_back(self.journal_commit());
-        let inode = self.layout.inode_page(dir.group_index, file.ino);
-        steps.push_back(Step::Write {
-            pages: vec![inode],
-            partial: Some(inode),
-        });
+        self.metadata_update(dir.group_index, file.ino, steps);
         steps.push_back(Step::Drop(file.pages));
         Some(OpBytes::default())
     }
