@@ -28,9 +28,11 @@ fn page_mapping_knee_is_where_a_request_covers_the_dies() {
 
 #[test]
 fn auto_is_replaced_only_when_asked_for() {
+    let four_k = || Ok::<u64, ()>(4096);
     assert_eq!(
-        resolve_auto("stb:lb_size=auto,t_sync=5", || 4096),
-        "stb:lb_size=4096,t_sync=5"
+        resolve_auto("stb:lb_size=auto,t_sync=5", four_k),
+        Ok(("stb:lb_size=4096,t_sync=5".to_string(), Some(4096)))
     );
-    assert_eq!(resolve_auto("noop", || panic!("not measured")), "noop");
+    let never = || -> Result<u64, ()> { panic!("not measured") };
+    assert_eq!(resolve_auto("noop", never), Ok(("noop".to_string(), None)));
 }

@@ -12,13 +12,15 @@ use crate::report::{write_study, Figure, StudyReport};
 use crate::runner::{run_points, StudyPoint};
 use serde::{Deserialize, Serialize};
 use ssdlab_sim::error::InputError;
-use ssdlab_sim::experiment::postmark_run::run_postmark_on;
+use ssdlab_sim::experiment::lb_size::resolve_auto;
+use ssdlab_sim::experiment::postmark_run::{measure_lb_size, run_postmark_on};
 use ssdlab_sim::host::PageCacheConfig;
 use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::config::Mapping;
 use ssdlab_sim::workload::postmark::{PostmarkConfig, PostmarkFile};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// The schedulers, in the report's order.
 pub const SCHEDULERS: [&str; 5] = ["noop", "deadline", "irbw-fifo", "irbw-rp", "stb"];
@@ -116,13 +118,17 @@ pub fn run(
     opts: &StbStudyOptions,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<(Vec<StbRow>, usize), InputError> {
+    // `lb_size=auto` is measured once per FTL, by the first bundling point
+    // that needs it; the others wait for it.
+    let measured: [OnceLock<Result<u64, String>>; FTLS.len()] = Default::default();
     let points: Vec<StudyPoint<'_, StbRow>> = FTLS
         .iter()
-        .flat_map(|&ftl| SCHEDULERS.iter().map(move |&sched| (ftl, sched)))
-        .map(|(ftl, sched)| StudyPoint {
+        .zip(&measured)
+        .flat_map(|(&ftl, lb)| SCHEDULERS.iter().map(move |&sched| (ftl, sched, lb)))
+        .map(|(ftl, sched, lb)| StudyPoint {
             config: point_config(ftl, sched, opts),
             cost: 1,
-            compute: Box::new(move || run_one(ftl, sched, opts)),
+            compute: Box::new(move || run_one(ftl, sched, lb, opts)),
         })
         .collect();
     run_points(&points, &opts.out.join("cache"), opts.threads, progress)
@@ -143,11 +149,20 @@ fn point_config(ftl: &str, sched: &str, opts: &StbStudyOptions) -> serde_json::V
     })
 }
 
-fn run_one(ftl: &str, sched: &str, opts: &StbStudyOptions) -> Result<StbRow, InputError> {
+fn run_one(
+    ftl: &str,
+    sched: &str,
+    measured: &OnceLock<Result<u64, String>>,
+    opts: &StbStudyOptions,
+) -> Result<StbRow, InputError> {
     let Preset { device, host } = preset(ftl);
     let w = workload(opts.plan);
-    let spec = scheduler_spec(sched);
-    let (res, dev, lb) = run_postmark_on(&device, &host, &spec, &w, opts.seed, false)?;
+    let (spec, lb) = resolve_auto(&scheduler_spec(sched), || {
+        let lb =
+            measured.get_or_init(|| measure_lb_size(&device, opts.seed).map_err(|e| e.to_string()));
+        lb.clone().map_err(|m| InputError::invalid("device", m))
+    })?;
+    let (res, dev, _) = run_postmark_on(&device, &host, &spec, &w, opts.seed, false)?;
     let r = &res.report;
     let ms = |us: f64| us / 1e3;
     let op = |name: &str| {

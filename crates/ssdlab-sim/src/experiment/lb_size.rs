@@ -126,11 +126,19 @@ impl Workload for AlignedWrites {
     }
 }
 
-/// A scheduler spec with `lb_size=auto` replaced by `measured()` bytes
-/// (called only when the spec asks for it).
-pub fn resolve_auto(spec: &str, measured: impl FnOnce() -> u64) -> String {
+/// A scheduler spec with `lb_size=auto` replaced by the bytes `measure`
+/// gives, and those bytes; `measure` is called only when the spec asks for
+/// it.
+pub fn resolve_auto<E>(
+    spec: &str,
+    measure: impl FnOnce() -> Result<u64, E>,
+) -> Result<(String, Option<u64>), E> {
     if !spec.contains("lb_size=auto") {
-        return spec.to_string();
+        return Ok((spec.to_string(), None));
     }
-    spec.replace("lb_size=auto", &format!("lb_size={}", measured()))
+    let lb = measure()?;
+    Ok((
+        spec.replace("lb_size=auto", &format!("lb_size={lb}")),
+        Some(lb),
+    ))
 }

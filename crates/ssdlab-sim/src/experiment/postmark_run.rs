@@ -11,6 +11,7 @@ use crate::ssd::config::{Mapping, SsdConfig};
 use crate::ssd::device::SimSsd;
 use crate::ssd::hybrid::HybridSsd;
 use crate::workload::postmark::{PostmarkFile, PostmarkReport, PostmarkWorkload};
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 /// A finished Postmark run.
@@ -95,14 +96,15 @@ pub fn run_postmark_on(
     seed: u64,
     check: bool,
 ) -> Result<(PostmarkResult, DeviceFigures, Option<u64>), InputError> {
+    let (spec, lb) = lb_size::resolve_auto(scheduler, || measure_lb_size(device, seed))?;
     let run = Fresh {
         host,
-        scheduler,
+        scheduler: &spec,
         workload,
         seed,
         check,
     };
-    match device.ftl.mapping {
+    let (result, figures) = match device.ftl.mapping {
         Mapping::Page => run.on(
             || Ok(SimSsd::new(device.clone(), seed, check)),
             |d| d.check_invariants().map_err(|e| e.to_string()),
@@ -134,11 +136,39 @@ pub fn run_postmark_on(
                 }
             },
         ),
+    }?;
+    Ok((result, figures, lb))
+}
+
+/// `lb_size=auto` (lb_size.rs) measured on fresh devices built from
+/// `device`, whichever its mapping.
+pub fn measure_lb_size(device: &SsdConfig, seed: u64) -> Result<u64, InputError> {
+    match device.ftl.mapping {
+        Mapping::Page => calibrated(|| Ok(SimSsd::new(device.clone(), seed, false)), seed),
+        Mapping::Hybrid => calibrated(
+            || HybridSsd::new(device, device.ftl.log_blocks, seed, false),
+            seed,
+        ),
     }
 }
 
-/// One Postmark run on fresh devices of one model: `lb_size=auto` measured
-/// on devices from `make`, the run on another, its checks and figures.
+fn calibrated<D: Device>(
+    make: impl Fn() -> Result<D, String>,
+    seed: u64,
+) -> Result<u64, InputError> {
+    // The first device tells a bad configuration; the same one then builds
+    // every later device.
+    let first = Cell::new(Some(make().map_err(|m| InputError::invalid("device", m))?));
+    let next = || {
+        first
+            .take()
+            .unwrap_or_else(|| make().expect("a device that was built once builds again"))
+    };
+    Ok(lb_size::calibrate(next, 64 << 20, seed).lb_size)
+}
+
+/// One Postmark run on a fresh device of one model: the run, its checks and
+/// its figures.
 struct Fresh<'a> {
     host: &'a HostConfig,
     scheduler: &'a str,
@@ -153,30 +183,12 @@ impl Fresh<'_> {
         make: impl Fn() -> Result<D, String>,
         invariants: impl Fn(&D) -> Result<(), String>,
         figures: impl Fn(&D) -> DeviceFigures,
-    ) -> Result<(PostmarkResult, DeviceFigures, Option<u64>), InputError> {
-        let first = make().map_err(|m| InputError::invalid("device", m))?;
-        // The first device built is the run's: later ones cannot fail.
-        let more = || make().expect("a device that was built once builds again");
-        let (spec, lb) = resolve_lb_size(self.scheduler, &more, self.seed);
-        let (result, dev) = run_postmark(first, self.host, &spec, self.workload, self.seed)?;
+    ) -> Result<(PostmarkResult, DeviceFigures), InputError> {
+        let dev = make().map_err(|m| InputError::invalid("device", m))?;
+        let (result, dev) = run_postmark(dev, self.host, self.scheduler, self.workload, self.seed)?;
         if self.check {
             invariants(&dev).map_err(|e| InputError::invalid("device", e))?;
         }
-        Ok((result, figures(&dev), lb))
+        Ok((result, figures(&dev)))
     }
-}
-
-/// The scheduler spec with `lb_size=auto` measured on devices from `make`.
-fn resolve_lb_size<D: Device>(
-    scheduler: &str,
-    make: &dyn Fn() -> D,
-    seed: u64,
-) -> (String, Option<u64>) {
-    let mut measured = None;
-    let spec = lb_size::resolve_auto(scheduler, || {
-        let lb = lb_size::calibrate(make, 64 << 20, seed).lb_size;
-        measured = Some(lb);
-        lb
-    });
-    (spec, measured)
 }
