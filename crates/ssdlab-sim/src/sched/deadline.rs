@@ -42,9 +42,9 @@
 //! sequence that holds a barrier until the requests in flight are done, and
 //! jiffies: times are exact nanoseconds.
 
+use super::deadline_tunables::{FRONT_MERGES, READ_EXPIRE, WRITES_STARVED, WRITE_EXPIRE};
 use super::elevator_merge::ElevatorMerge;
 use super::merge::may_merge;
-use super::mq_deadline::{FRONT_MERGES, READ_EXPIRE, WRITES_STARVED, WRITE_EXPIRE};
 use super::request::{data_dir, READ, WRITE};
 use super::{MergeKind, Request, Scheduler, SchedulerEntry, Tunable, TunableKind, Tunables};
 use crate::engine::Ns;

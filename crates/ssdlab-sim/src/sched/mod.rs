@@ -13,6 +13,7 @@
 
 mod bundle;
 mod deadline;
+mod deadline_tunables;
 mod elevator_merge;
 mod irbw;
 mod k2;

@@ -10,6 +10,7 @@
 //! writes were passed over `writes_starved` times, and the FIFO head when its
 //! deadline (insert + read/write_expire) has passed.
 
+use super::deadline_tunables::{FRONT_MERGES, READ_EXPIRE, WRITES_STARVED, WRITE_EXPIRE};
 use super::merge::{fits, may_merge};
 use super::request::{data_dir, READ, WRITE};
 use super::{
@@ -21,48 +22,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 const MS: i64 = 1_000_000;
 const S: i64 = 1_000_000_000;
-
-// The tunables mq-deadline shares with the single-queue `deadline`
-// (deadline.rs), under the same sysfs names and with the same defaults.
-
-pub(super) const READ_EXPIRE: Tunable = Tunable {
-    name: "read_expire",
-    kind: TunableKind::Duration {
-        min: 0,
-        max: 3600 * S,
-        unit_ns: MS,
-    },
-    default: 500 * MS,
-    help: "deadline of a read after insertion (sysfs unit: ms)",
-};
-
-pub(super) const WRITE_EXPIRE: Tunable = Tunable {
-    name: "write_expire",
-    kind: TunableKind::Duration {
-        min: 0,
-        max: 3600 * S,
-        unit_ns: MS,
-    },
-    default: 5 * S,
-    help: "deadline of a write after insertion (sysfs unit: ms)",
-};
-
-pub(super) const WRITES_STARVED: Tunable = Tunable {
-    name: "writes_starved",
-    kind: TunableKind::Int {
-        min: 0,
-        max: 1 << 20,
-    },
-    default: 2,
-    help: "read batches that may pass over pending writes",
-};
-
-pub(super) const FRONT_MERGES: Tunable = Tunable {
-    name: "front_merges",
-    kind: TunableKind::Bool,
-    default: 1,
-    help: "also merge bios that end where a queued request starts",
-};
 
 const TUNABLES: &[Tunable] = &[
     READ_EXPIRE,
