@@ -3,15 +3,16 @@
 
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::experiment::postmark_run::{run_postmark_on, DeviceFigures, PostmarkResult};
-use ssdlab_sim::workload::postmark::PostmarkFile;
+use ssdlab_sim::workload::postmark::{looks_like_commands, parse_commands, PostmarkFile};
 use ssdlab_studies::setup::{load_device, load_host};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Workload file (TOML: `[postmark]`, `[page_cache]`); without one,
-    /// Postmark 1.5's defaults for five processes.
+    /// Workload file: TOML (`[postmark]`, `[page_cache]`) or Postmark's own
+    /// commands (`set number 1000`, `set size 500 10000`, `run`, …);
+    /// without one, Postmark 1.5's defaults for five processes.
     workload: Option<PathBuf>,
     /// Device preset name or TOML file.
     #[arg(long, default_value = "mlc-sata-8g")]
@@ -22,8 +23,9 @@ pub struct Args {
     /// Host block-layer settings (default: the preset's).
     #[arg(long)]
     host: Option<PathBuf>,
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    /// Seed (default: the command file's `set seed`, else 1).
+    #[arg(long)]
+    seed: Option<u64>,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -41,7 +43,11 @@ pub fn run(a: Args) -> Result<(), InputError> {
             let file = path.display().to_string();
             let text = std::fs::read_to_string(path)
                 .map_err(|e| InputError::invalid(&file, e.to_string()))?;
-            PostmarkFile::from_toml(&text, &file, page_bytes)?
+            if looks_like_commands(&text) {
+                parse_commands(&text, &file)?
+            } else {
+                PostmarkFile::from_toml(&text, &file, page_bytes)?
+            }
         }
         None => PostmarkFile::default(),
     };
@@ -50,7 +56,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
         &host,
         &a.scheduler,
         &workload,
-        a.seed,
+        a.seed.or(workload.seed).unwrap_or(1),
         a.check,
     )?;
     if a.json {

@@ -50,6 +50,10 @@ pub(crate) fn assign(spec: &mut JobSpec, name: &str, value: Value) {
         ("ioscheduler", V::Str(s)) => spec.ioscheduler = Some(s),
         ("direct", V::Bool(b)) => spec.direct = b,
         ("buffered", V::Bool(b)) => spec.direct = !b,
+        ("fsync", V::Int(v)) => spec.fsync_every = clamp_u32(v),
+        ("fdatasync", V::Int(v)) => spec.fdatasync_every = clamp_u32(v),
+        ("end_fsync", V::Bool(b)) => spec.end_fsync = b,
+        ("sync", V::Choice(c)) => spec.sync_writes = !matches!(c, "none" | "0"),
         ("rw", V::Rw(mode, n, add)) => {
             spec.rw = mode;
             spec.rw_sequencer_n = n.unwrap_or(1);

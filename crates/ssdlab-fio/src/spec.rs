@@ -228,6 +228,14 @@ pub struct JobSpec {
     pub iodepth_batch_complete_min: u32,
     pub iodepth_batch_complete_max: Option<u32>,
     pub direct: bool,
+    /// Writes between two fsyncs (`fsync=N`); 0 = none.
+    pub fsync_every: u32,
+    /// Writes between two fdatasyncs (`fdatasync=N`); 0 = none.
+    pub fdatasync_every: u32,
+    /// fsync once the job's writes are done (`end_fsync`).
+    pub end_fsync: bool,
+    /// Writes opened O_SYNC or O_DSYNC (`sync=1`, `sync=dsync`).
+    pub sync_writes: bool,
 
     pub numjobs: u32,
     pub loops: u32,
@@ -325,6 +333,10 @@ impl JobSpec {
             iodepth_batch_complete_min: 1,
             iodepth_batch_complete_max: None,
             direct: false,
+            fsync_every: 0,
+            fdatasync_every: 0,
+            end_fsync: false,
+            sync_writes: false,
             numjobs: 1,
             loops: 1,
             number_ios: None,
@@ -391,6 +403,16 @@ impl JobSpec {
             1
         } else {
             self.iodepth
+        }
+    }
+
+    /// Writes between two syncs (fsync or fdatasync, the more frequent);
+    /// 0 = none. On a block device both write back the same pages and
+    /// send the same flush.
+    pub fn sync_every(&self) -> u32 {
+        match (self.fsync_every, self.fdatasync_every) {
+            (0, n) | (n, 0) => n,
+            (a, b) => a.min(b),
         }
     }
 

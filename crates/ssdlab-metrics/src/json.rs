@@ -304,11 +304,8 @@ fn job_json(job: &JobReport, rs: &GroupRunStats, global: &[(String, String)]) ->
     pairs.push((
         "sync",
         obj(vec![
-            ("total_ios", J::U(0)),
-            (
-                "lat_ns",
-                lat_json(&IoStat::new(), &FioHistogram::new(), None),
-            ),
+            ("total_ios", J::U(job.sync.stat.samples)),
+            ("lat_ns", lat_json(&job.sync.stat, &job.sync, Some(&plist))),
         ]),
     ));
     pairs.extend([

@@ -305,6 +305,11 @@ fn show_job(out: &mut String, job: &JobReport, rs: &GroupRunStats, time: &str) {
             show_ddir_status(out, job, d, rs);
         }
     }
+    if job.sync.stat.samples > 0 {
+        let _ = writeln!(out, "  fsync/fdatasync/sync_file_range:");
+        display_lat(out, "sync", &job.sync.stat);
+        show_percentiles(out, &job.sync, &job.effective_percentiles(), "sync");
+    }
     let total = job.total_ios();
     let ld = job_lat_dist(job);
     show_lat(out, &calc_lat(&ld.ns, total), &RANGES[..10], "nsec");
@@ -337,10 +342,11 @@ fn show_job(out: &mut String, job: &JobReport, rs: &GroupRunStats, time: &str) {
     );
     let _ = writeln!(
         out,
-        "     issued rwts: total={},{},{},0 short={},{},{},0 dropped={},{},{},0",
+        "     issued rwts: total={},{},{},{} short={},{},{},0 dropped={},{},{},0",
         job.read.total_ios,
         job.write.total_ios,
         job.trim.total_ios,
+        job.sync.stat.samples,
         job.read.short_ios,
         job.write.short_ios,
         job.trim.short_ios,

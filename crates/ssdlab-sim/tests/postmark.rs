@@ -21,6 +21,7 @@ fn small() -> PostmarkFile {
             capacity_bytes: 4 << 20,
             ..PageCacheConfig::default()
         },
+        seed: None,
     }
 }
 

@@ -92,6 +92,7 @@ pub fn workload(plan: Plan) -> PostmarkFile {
             ..PostmarkConfig::default()
         },
         page_cache: PageCacheConfig::default(),
+        seed: None,
     }
 }
 

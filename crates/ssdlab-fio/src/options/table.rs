@@ -133,6 +133,30 @@ pub(super) static OPTIONS: &[OptionDef] = &[
     // I/O type
     opt("direct", NO, Kind::Bool, "non-buffered (O_DIRECT) I/O"),
     opt(
+        "fsync",
+        NO,
+        Kind::Int { min: 0, max: U32 },
+        "fsync after every N writes (0 = never)",
+    ),
+    opt(
+        "fdatasync",
+        NO,
+        Kind::Int { min: 0, max: U32 },
+        "fdatasync after every N writes (0 = never)",
+    ),
+    opt(
+        "end_fsync",
+        NO,
+        Kind::Bool,
+        "fsync when the job's writes are done",
+    ),
+    opt(
+        "sync",
+        NO,
+        Kind::Choice(&["none", "0", "sync", "1", "dsync"]),
+        "synchronous writes: none/0, sync/1 (O_SYNC) or dsync (O_DSYNC)",
+    ),
+    opt(
         "buffered",
         NO,
         Kind::Bool,
@@ -445,10 +469,6 @@ pub(super) static OPTIONS: &[OptionDef] = &[
     // Real fio options that would change the workload but are not modelled
     opt("verify", NO, UNS, "data verification"),
     opt("do_verify", NO, UNS, "data verification"),
-    opt("fsync", NO, UNS, "fsync every N writes"),
-    opt("fdatasync", NO, UNS, "fdatasync every N writes"),
-    opt("end_fsync", NO, UNS, "fsync at the end"),
-    opt("sync", NO, UNS, "O_SYNC / O_DSYNC writes"),
     opt("zonemode", NO, UNS, "zoned I/O"),
     opt("zonesize", NO, UNS, "zoned I/O"),
     opt("zonerange", NO, UNS, "zoned I/O"),

@@ -109,6 +109,7 @@ pub fn merge_jobs(jobs: &[JobReport]) -> JobReport {
         for d in Dir::ALL {
             out.dir_mut(d).merge(job.dir(d));
         }
+        out.sync.merge(&job.sync);
         let rt = job.job_runtime();
         run_ms += rt;
         usr_ms += job.usr_cpu * rt as f64;

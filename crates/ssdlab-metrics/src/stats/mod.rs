@@ -327,6 +327,9 @@ pub struct JobReport {
     pub read: DirStats,
     pub write: DirStats,
     pub trim: DirStats,
+    /// fsync/fdatasync latencies (issue → completion), fio's `sync` section.
+    #[serde(default)]
+    pub sync: FioHistogram,
     /// Empty means fio's default list.
     pub percentile_list: Vec<f64>,
     pub lat_percentiles: bool,
@@ -360,6 +363,7 @@ impl Default for JobReport {
             read: DirStats::default(),
             write: DirStats::default(),
             trim: DirStats::default(),
+            sync: FioHistogram::default(),
             percentile_list: Vec::new(),
             lat_percentiles: false,
             usr_cpu: 0.0,

@@ -11,6 +11,7 @@ use crate::ssd::config::SsdConfig;
 use crate::ssd::device::{DeviceCounters, SimSsd};
 use crate::ssd::ftl::FtlCounters;
 use crate::ssd::precondition::{precondition, PreconditionMode, PreconditionReport};
+use crate::workload::buffered::BufferedCounters;
 use crate::workload::fio::FioWorkload;
 use crate::workload::fio_job::{FioJob, IoSource};
 use ssdlab_fio::JobFile;
@@ -39,6 +40,8 @@ pub struct RunResult {
     pub device: DeviceCounters,
     pub ftl: FtlCounters,
     pub host: HostCounters,
+    /// What the page cache did, when a job was buffered (`direct=0`).
+    pub page_cache: Option<BufferedCounters>,
     pub scheduler: String,
     /// The scheduler's own counters (bundles, expiries…); empty for most.
     pub scheduler_counters: BTreeMap<String, u64>,
@@ -96,8 +99,8 @@ pub fn prepare_with_sources(
     let pre = precondition(&mut dev, &recipe, setup.seed)?;
     let block = BlockLayer::new(setup.host.clone(), sched, &dev.info());
     let jobs = build_jobs(jobfile, &block, setup, sources)?;
+    let workload = FioWorkload::new(jobs).with_page_cache(&setup.host, block.device_bytes());
     let sim = Simulation::new(dev, Some(block), setup.seed);
-    let workload = FioWorkload::new(jobs);
     Ok(PreparedRun { sim, workload, pre })
 }
 
@@ -141,12 +144,14 @@ impl PreparedRun {
             block.scheduler_counters(),
         );
         let host = block.counters().clone();
+        let page_cache = workload.page_cache_counters();
         let (jobs, stats_by_job) = workload.finish();
         Ok(RunResult {
             precondition: pre,
             device: stats.device,
             ftl: stats.ftl,
             host,
+            page_cache,
             scheduler,
             scheduler_counters,
             sim_end_ns: end,

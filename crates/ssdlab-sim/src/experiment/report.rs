@@ -49,7 +49,7 @@ fn grouped_jobs(result: &RunResult) -> Vec<JobReport> {
 fn extras(result: &RunResult, setup: &RunSetup) -> serde_json::Value {
     let f = &result.ftl;
     let waf = f.waf();
-    json!({
+    let mut out = json!({
         "device": setup.device.name,
         "scheduler": setup.scheduler,
         "occupancy_pct": setup.occupancy * 100.0,
@@ -71,7 +71,12 @@ fn extras(result: &RunResult, setup: &RunSetup) -> serde_json::Value {
         "scheduler_counters": result.scheduler_counters,
         "precondition": result.precondition,
         "replay": result.jobs.iter().find_map(|j| j.source_report()),
-    })
+    });
+    // Only runs with a buffered job have a page cache to report.
+    if let Some(pc) = &result.page_cache {
+        out["page_cache"] = json!(pc);
+    }
+    out
 }
 
 /// Per-second bandwidth and IOPS of every job and direction, as CSV.

@@ -43,6 +43,10 @@ impl JobStats {
     }
 
     pub fn record(&mut self, s: &IoSample) {
+        if s.is_sync_op {
+            self.report.sync.record(s.lat_ns);
+            return;
+        }
         let d = s.dir;
         self.report
             .dir_mut(d)

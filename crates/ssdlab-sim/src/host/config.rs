@@ -1,6 +1,7 @@
 //! Host configuration: queue geometry and CPU costs (defaults documented in
 //! docs/model.md, "Host path").
 
+use super::page_cache::PageCacheConfig;
 use crate::error::InputError;
 use serde::{Deserialize, Serialize};
 
@@ -18,8 +19,15 @@ pub struct HostConfig {
     pub max_request_bytes: u32,
     /// Request merging allowed (sysfs nomerges = 0).
     pub merges: bool,
+    /// Largest readahead window of buffered reads (sysfs read_ahead_kb; 0 = none).
+    pub read_ahead_kb: u32,
     pub costs: HostCosts,
+    /// The page cache buffered (`direct=0`) fio jobs go through.
+    pub page_cache: PageCacheConfig,
 }
+
+/// The page cache's page: the kernel's PAGE_SIZE.
+pub const PAGE_BYTES: u32 = 4096;
 
 /// Host CPU time per operation, in ns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -46,6 +54,9 @@ pub struct HostCosts {
     pub idle_exit_ns: u64,
     /// Idle time after which the CPU is in that deep state.
     pub idle_after_ns: u64,
+    /// Copying one 4 KiB page between a buffered job and the page cache
+    /// (lookup, copy, marking it dirty), on the job's CPU.
+    pub page_copy_ns: u64,
 }
 
 impl Default for HostCosts {
@@ -58,6 +69,7 @@ impl Default for HostCosts {
             async_run_ns: 10_000,
             idle_exit_ns: 0,
             idle_after_ns: 0,
+            page_copy_ns: 500,
         }
     }
 }
@@ -70,7 +82,9 @@ impl Default for HostConfig {
             nr_requests: 0,
             max_request_bytes: 128 << 10,
             merges: true,
+            read_ahead_kb: 128,
             costs: HostCosts::default(),
+            page_cache: PageCacheConfig::default(),
         }
     }
 }
@@ -103,6 +117,15 @@ impl HostConfig {
                 "costs",
                 "idle_exit_ns and idle_after_ns must be at most 1 s",
             );
+        }
+        if self.costs.page_copy_ns > second {
+            bad("costs.page_copy_ns", "must be at most 1 s");
+        }
+        if self.read_ahead_kb > 65_536 {
+            bad("read_ahead_kb", "must be at most 65536 (64 MiB)");
+        }
+        for (key, message) in self.page_cache.problems(PAGE_BYTES) {
+            bad(&format!("page_cache.{key}"), &message);
         }
         if self.max_request_bytes < 4096 || !self.max_request_bytes.is_multiple_of(512) {
             bad(

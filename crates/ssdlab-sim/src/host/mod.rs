@@ -10,5 +10,5 @@ pub mod page_cache;
 mod tag_wait;
 
 pub use block::{Bio, BioDone, BlockLayer, HostCounters, HostEvent, RequestId};
-pub use config::{HostConfig, HostCosts};
+pub use config::{HostConfig, HostCosts, PAGE_BYTES};
 pub use page_cache::{PageCache, PageCacheConfig, PageCacheCounters};

@@ -2,11 +2,13 @@
 //! (`FioJob`), stonewall groups run one after the other, and every counted
 //! completion lands in the job's statistics.
 
+use super::buffered::{BufferedCounters, BufferedIo, JobMode};
 use super::fio_job::{FioJob, JobAction, JobState};
 use crate::engine::Ns;
 use crate::experiment::stats::JobStats;
-use crate::host::BioDone;
+use crate::host::{BioDone, HostConfig};
 use crate::kernel::{Ctx, Device, WorkEvent, Workload};
+use crate::sched::Dir;
 
 pub struct FioWorkload {
     jobs: Vec<FioJob>,
@@ -17,6 +19,8 @@ pub struct FioWorkload {
     phases: Vec<u32>,
     groups: Vec<u32>,
     current_group: usize,
+    /// The page cache, when a job is buffered (`direct=0`).
+    buffered: Option<BufferedIo>,
 }
 
 fn phases_of(jobs: &[FioJob]) -> Vec<u32> {
@@ -45,7 +49,29 @@ impl FioWorkload {
             phases,
             groups,
             current_group: 0,
+            buffered: None,
         }
+    }
+
+    /// Puts a page cache in front of the device when a job is buffered.
+    pub fn with_page_cache(mut self, host: &HostConfig, device_bytes: u64) -> Self {
+        if self.jobs.iter().any(|j| !j.spec.direct) {
+            let modes: Vec<JobMode> = self
+                .jobs
+                .iter()
+                .map(|j| JobMode {
+                    buffered: !j.spec.direct,
+                    sync_writes: j.spec.sync_writes,
+                })
+                .collect();
+            self.buffered = Some(BufferedIo::new(host, device_bytes, &modes));
+        }
+        self
+    }
+
+    /// What the page cache did, when there is one.
+    pub fn page_cache_counters(&self) -> Option<BufferedCounters> {
+        self.buffered.as_ref().map(BufferedIo::counters)
     }
 
     pub fn jobs(&self) -> &[FioJob] {
@@ -81,10 +107,13 @@ impl FioWorkload {
     }
 
     fn job_complete<D: Device>(&mut self, j: u32, cx: &mut Ctx<'_, D>) {
-        let done = self.jobs[j as usize]
-            .to_complete
-            .pop_front()
+        // The completion the job sees first (page-cache hits may overtake
+        // an earlier miss).
+        let queue = &mut self.jobs[j as usize].to_complete;
+        let first = (0..queue.len())
+            .min_by_key(|&i| queue[i].time)
             .expect("an ended bio");
+        let done = queue.remove(first).expect("an ended bio");
         let now = cx.now();
         if let Some(s) = self.jobs[j as usize].complete(done, now, &mut self.actions) {
             self.stats[j as usize].record(&s);
@@ -117,6 +146,63 @@ impl FioWorkload {
         if group_done && self.current_group + 1 < self.groups.len() {
             self.current_group += 1;
             self.start_group(cx);
+        } else if group_done {
+            if let Some(b) = self.buffered.as_mut() {
+                b.sync_all(cx);
+            }
+        }
+    }
+
+    /// Hands the page cache's ended operations to their jobs.
+    fn route_finished<D: Device>(&mut self, cx: &mut Ctx<'_, D>) {
+        let Some(b) = self.buffered.as_mut() else {
+            return;
+        };
+        for bio in b.take_released() {
+            let j = bio.job as usize;
+            if !cx.submit_bio(bio) {
+                self.jobs[j].blocked = true;
+            }
+        }
+        for f in b.take_finished() {
+            let mut done = f.done;
+            let j = done.bio.job;
+            let job = &mut self.jobs[j as usize];
+            if f.slept {
+                done.time = job.completion_seen_at(done.time);
+            }
+            let at = done.time;
+            job.to_complete.push_back(done);
+            cx.schedule(at, WorkEvent::Complete(j));
+        }
+    }
+
+    fn is_flusher(&self, source: u32) -> bool {
+        self.buffered
+            .as_ref()
+            .is_some_and(|b| b.flusher() == source)
+    }
+
+    fn submit_job_bio<D: Device>(&mut self, j: u32, cx: &mut Ctx<'_, D>) {
+        let job = &mut self.jobs[j as usize];
+        let mut bio = job.to_submit.pop_front().expect("a paid-for bio");
+        if let Some(b) = self.buffered.as_mut() {
+            if b.takes(&bio) {
+                b.submit(bio, cx);
+                return self.route_finished(cx);
+            }
+            if bio.dir == Dir::Trim {
+                // A discard drops the cached pages (truncate_bdev_range).
+                b.drop_range(&bio);
+            } else {
+                match b.direct(bio, cx) {
+                    Some(ready) => bio = ready,
+                    None => return self.route_finished(cx),
+                }
+            }
+        }
+        if !cx.submit_bio(bio) {
+            job.blocked = true;
         }
     }
 
@@ -139,28 +225,39 @@ impl Workload for FioWorkload {
 
     fn on_event<D: Device>(&mut self, ev: WorkEvent, cx: &mut Ctx<'_, D>) {
         match ev {
-            WorkEvent::Wake(j) => self.job_issue(j, cx),
-            WorkEvent::Submit(j) => {
-                let job = &mut self.jobs[j as usize];
-                let bio = job.to_submit.pop_front().expect("a paid-for bio");
-                if !cx.submit_bio(bio) {
-                    job.blocked = true;
-                }
+            WorkEvent::Wake(s) | WorkEvent::Submit(s) if self.is_flusher(s) => {
+                let b = self.buffered.as_mut().expect("a page cache");
+                b.flusher_event(ev, cx);
             }
+            WorkEvent::Wake(j) => self.job_issue(j, cx),
+            WorkEvent::Submit(j) => self.submit_job_bio(j, cx),
             WorkEvent::Complete(j) => self.job_complete(j, cx),
         }
     }
 
-    fn bio_done<D: Device>(&mut self, d: BioDone, cx: &mut Ctx<'_, D>) {
+    fn bio_done<D: Device>(&mut self, mut d: BioDone, cx: &mut Ctx<'_, D>) {
+        if BufferedIo::owns(d.bio.id) {
+            if let Some(b) = self.buffered.as_mut() {
+                b.device_done(d, cx);
+            }
+            return self.route_finished(cx);
+        }
         let j = d.bio.job;
         let job = &mut self.jobs[j as usize];
-        let at = job.completion_seen_at(d.time);
+        d.time = job.completion_seen_at(d.time);
+        let at = d.time;
         job.to_complete.push_back(d);
         cx.schedule(at, WorkEvent::Complete(j));
     }
 
     fn unblocked<D: Device>(&mut self, j: u32, cx: &mut Ctx<'_, D>) {
-        let job = &mut self.jobs[j as usize];
+        if let Some(b) = self.buffered.as_mut() {
+            b.unblocked(j, cx);
+            self.route_finished(cx);
+        }
+        let Some(job) = self.jobs.get_mut(j as usize) else {
+            return;
+        };
         if job.blocked && !cx.waiting_for_tag(j) {
             job.blocked = false;
             self.job_issue(j, cx);
@@ -170,5 +267,6 @@ impl Workload for FioWorkload {
     fn is_done(&self) -> bool {
         self.current_group + 1 == self.groups.len()
             && self.jobs.iter().all(|j| j.state == JobState::Done)
+            && self.buffered.as_ref().is_none_or(BufferedIo::is_clean)
     }
 }

@@ -3,6 +3,7 @@
 //! drives it. fio jobs are the first source, replayed traces feed fio jobs,
 //! and scripted device commands serve tests and calibration.
 
+pub mod buffered;
 pub mod fio;
 pub mod fio_job;
 pub mod postmark;

@@ -122,6 +122,8 @@ impl PostmarkConfig {
 pub struct PostmarkFile {
     pub postmark: PostmarkConfig,
     pub page_cache: PageCacheConfig,
+    /// The seed a Postmark command file set (`set seed`); None otherwise.
+    pub seed: Option<u64>,
 }
 
 impl PostmarkFile {
@@ -148,6 +150,7 @@ impl PostmarkFile {
         Ok(PostmarkFile {
             postmark: postmark.unwrap_or_default(),
             page_cache: page_cache.unwrap_or_default(),
+            seed: None,
         })
     }
 }

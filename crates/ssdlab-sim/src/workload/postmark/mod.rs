@@ -8,12 +8,14 @@
 //! cache are synchronous. At the end everything dirty is written back
 //! (sync), so no dirty page is lost.
 
+mod commands;
 pub mod config;
 mod fs;
 mod ops;
 mod report;
 mod run;
 
+pub use commands::{looks_like_commands, parse_commands};
 pub use config::{PostmarkConfig, PostmarkFile};
 pub use ops::OpKind;
 pub use report::{LatencyFigures, PostmarkReport};

@@ -13,6 +13,9 @@ use rand_chacha::ChaCha8Rng;
 use ssdlab_fio::generator::{IoDir, IoGenerator, IoUnit};
 use ssdlab_fio::{JobSpec, PrioClass, RateProcess};
 use std::collections::VecDeque;
+use sync::SyncPlan;
+
+mod sync;
 
 /// One I/O as a source yields it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +83,8 @@ pub struct IoSample {
     pub clat_ns: Ns,
     /// Submission latency; None for synchronous engines (fio reports none).
     pub slat_ns: Option<Ns>,
+    /// An fsync/fdatasync (fio's `sync` statistics), not a read or write.
+    pub is_sync_op: bool,
 }
 
 pub struct FioJob {
@@ -114,6 +119,7 @@ pub struct FioJob {
     since_think: u32,
     next_allowed: [Ns; 3],
     held: Option<SourcedIo>,
+    syncs: SyncPlan,
     cpu_busy: Ns,
     pub(crate) blocked: bool,
     wake_pending: Option<Ns>,
@@ -201,6 +207,11 @@ impl FioJob {
             since_think: 0,
             next_allowed: [0; 3],
             held: None,
+            syncs: SyncPlan {
+                every: spec.sync_every(),
+                at_end: spec.end_fsync,
+                ..SyncPlan::default()
+            },
             cpu_busy: 0,
             blocked: false,
             wake_pending: None,
@@ -268,9 +279,7 @@ impl FioJob {
             self.wake_pending = None;
         }
         while self.state == JobState::Running {
-            if self.finished_issuing(now) {
-                self.state = JobState::Draining;
-                self.maybe_done(now);
+            if self.sync_holds(now, out) {
                 return;
             }
             if self.blocked || self.think_pending {
@@ -384,6 +393,9 @@ impl FioJob {
 
     fn issue(&mut self, io: SourcedIo, now: Ns, out: &mut Vec<JobAction>) {
         let unit = io.unit;
+        if unit.dir == IoDir::Write {
+            self.note_write();
+        }
         self.inflight += 1;
         self.bytes_issued += unit.len as u64;
         self.ios_issued += 1;
@@ -403,7 +415,8 @@ impl FioJob {
             // A read is REQ_SYNC whatever its source says (op_is_sync).
             sync: io.sync || unit.dir == IoDir::Read,
             flush: false,
-            fua: false,
+            // O_SYNC/O_DSYNC direct writes carry FUA (block/fops.c).
+            fua: self.spec.sync_writes && self.spec.direct && unit.dir == IoDir::Write,
             issue_ns: now,
             submit_ns: 0,
         };
@@ -458,6 +471,7 @@ impl FioJob {
     ) -> Option<IoSample> {
         self.inflight -= 1;
         let b = &done.bio;
+        let is_sync_op = b.flush && b.bytes == 0;
         let lat = now - b.issue_ns;
         let (slat, clat) = if self.sync {
             (None, lat)
@@ -472,7 +486,18 @@ impl FioJob {
             lat_ns: lat,
             clat_ns: clat,
             slat_ns: slat,
+            is_sync_op,
         });
+        if is_sync_op {
+            // fio's sync is synchronous: the job goes on once it returns.
+            self.syncs.in_flight = false;
+            match self.state {
+                JobState::Running => self.try_issue(now, out),
+                JobState::Draining => self.maybe_done(now),
+                _ => {}
+            }
+            return sample;
+        }
         if self.spec.thinktime_ns > 0 {
             self.since_think += 1;
             if self.since_think >= self.spec.thinktime_blocks.max(1) {

@@ -100,6 +100,9 @@ impl PageCacheConfig {
     }
 }
 
+/// The smallest chunk of background write-back (MIN_WRITEBACK_PAGES).
+const MIN_WRITEBACK_BYTES: u64 = 4 << 20;
+
 /// The shortest flusher period: one centisecond.
 pub const MIN_WRITEBACK_INTERVAL_NS: Ns = 10_000_000;
 
@@ -139,11 +142,16 @@ pub struct PageCacheCounters {
 pub struct PageCache {
     cfg: PageCacheConfig,
     capacity_pages: u64,
+    page_bytes: u64,
     /// Pages per write-back bio at most.
     run_max_pages: u32,
     pages: FxHashMap<u32, Page>,
     /// Dirty pages in write-back order: first-dirtied time, then page.
     dirty: BTreeSet<(Ns, u32)>,
+    /// Dirty pages by index, when the cache is one file's (a block
+    /// device's): write-back then goes in index order from `cursor`.
+    by_index: Option<BTreeSet<u32>>,
+    cursor: u32,
     writeback_pages: u64,
     /// Clean-page candidates for eviction (stale entries skipped lazily).
     lru: VecDeque<(u64, u32)>,
@@ -158,14 +166,26 @@ impl PageCache {
         PageCache {
             cfg,
             capacity_pages,
+            page_bytes: page_bytes.max(1) as u64,
             run_max_pages,
             pages: FxHashMap::default(),
             dirty: BTreeSet::new(),
+            by_index: None,
+            cursor: 0,
             writeback_pages: 0,
             lru: VecDeque::new(),
             tick: 0,
             counters: PageCacheCounters::default(),
         }
+    }
+
+    /// The cache of one file (a block device's inode): write-back walks
+    /// its pages in index order from where the last one stopped, as
+    /// write_cache_pages does from `writeback_index`, so neighbouring dirty
+    /// pages leave in one bio whatever order they were dirtied in.
+    pub fn one_file(mut self) -> PageCache {
+        self.by_index = Some(BTreeSet::new());
+        self
     }
 
     pub fn config(&self) -> &PageCacheConfig {
@@ -266,6 +286,9 @@ impl PageCache {
         if page.dirty_since.is_none() {
             page.dirty_since = Some(now);
             self.dirty.insert((now, lpn));
+            if let Some(ix) = self.by_index.as_mut() {
+                ix.insert(lpn);
+            }
             self.counters.pages_dirtied += 1;
             let held = self.dirty_pages() + self.writeback_pages;
             self.counters.peak_dirty_pages = self.counters.peak_dirty_pages.max(held);
@@ -280,7 +303,7 @@ impl PageCache {
             return;
         };
         if let Some(t) = p.dirty_since {
-            self.dirty.remove(&(t, lpn));
+            self.unmark_dirty(t, lpn);
             self.counters.dirty_pages_dropped += 1;
         }
         if p.writeback {
@@ -314,6 +337,9 @@ impl PageCache {
     /// write-back order (oldest dirtied first). The pages go under
     /// write-back; contiguous pages dirtied in order form one run.
     pub fn take_writeback(&mut self, now: Ns, all: bool) -> Vec<Run> {
+        if self.by_index.is_some() {
+            return self.take_writeback_by_index(now, all);
+        }
         let background = self.background_limit();
         let mut picked = Vec::new();
         while let Some(&(since, lpn)) = self.dirty.first() {
@@ -328,12 +354,54 @@ impl PageCache {
         self.start_writeback(&picked)
     }
 
+    /// One file's write-back: the whole file once its oldest dirty page has
+    /// expired (kupdate writes back an expired inode), else the excess over
+    /// the background threshold; either in index order from the cursor.
+    fn take_writeback_by_index(&mut self, now: Ns, all: bool) -> Vec<Run> {
+        let oldest = self.dirty.first().map(|&(t, _)| t);
+        let expired = oldest.is_some_and(|t| t.saturating_add(self.cfg.dirty_expire_ns) <= now);
+        let dirty = self.dirty.len() as u64;
+        let excess = dirty.saturating_sub(self.background_limit());
+        let count = if all || expired {
+            dirty
+        } else if excess > 0 {
+            // Background write-back goes in chunks of at least
+            // MIN_WRITEBACK_PAGES (4 MiB) before it looks at the threshold
+            // again (fs/fs-writeback.c, writeback_chunk_size).
+            excess.max(MIN_WRITEBACK_BYTES / self.page_bytes).min(dirty)
+        } else {
+            0
+        };
+        let ix = self.by_index.as_ref().expect("one file");
+        let picked: Vec<u32> = ix
+            .range(self.cursor..)
+            .chain(ix.range(..self.cursor))
+            .copied()
+            .take(count as usize)
+            .collect();
+        if let Some(&last) = picked.last() {
+            self.cursor = last.wrapping_add(1);
+        }
+        for &lpn in &picked {
+            let since = self.pages[&lpn].dirty_since.expect("a dirty page");
+            self.unmark_dirty(since, lpn);
+        }
+        self.start_writeback(&picked)
+    }
+
+    fn unmark_dirty(&mut self, since: Ns, lpn: u32) {
+        self.dirty.remove(&(since, lpn));
+        if let Some(ix) = self.by_index.as_mut() {
+            ix.remove(&lpn);
+        }
+    }
+
     /// The dirty pages among `lpns` (an fsync's range) go under write-back now.
     pub fn take_range(&mut self, lpns: impl IntoIterator<Item = u32>) -> Vec<Run> {
         let mut picked = Vec::new();
         for lpn in lpns {
             if let Some(since) = self.pages.get(&lpn).and_then(|p| p.dirty_since) {
-                self.dirty.remove(&(since, lpn));
+                self.unmark_dirty(since, lpn);
                 picked.push(lpn);
             }
         }
@@ -394,130 +462,4 @@ impl PageCache {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn cache(pages: u64) -> PageCache {
-        let cfg = PageCacheConfig {
-            capacity_bytes: pages * 4096,
-            ..PageCacheConfig::default()
-        };
-        PageCache::new(cfg, 4096)
-    }
-
-    #[test]
-    fn reads_miss_then_hit_and_clean_pages_are_evicted_lru() {
-        let mut c = cache(16);
-        assert!(!c.read(1));
-        c.fill(1);
-        assert!(c.read(1));
-        for lpn in 100..116 {
-            c.fill(lpn);
-        }
-        // Page 1 was used before 100..116 were filled: it went first.
-        assert!(!c.contains(1));
-        assert_eq!(c.resident_pages(), 16);
-        assert_eq!(c.counters().evictions, 1);
-    }
-
-    #[test]
-    fn dirty_pages_are_never_evicted() {
-        let mut c = cache(16);
-        for lpn in 0..4 {
-            c.write(lpn, 0);
-        }
-        for lpn in 100..140 {
-            c.fill(lpn);
-        }
-        assert!((0..4).all(|l| c.contains(l)));
-    }
-
-    #[test]
-    fn only_expired_pages_leave_below_the_background_threshold() {
-        let mut c = cache(1000);
-        c.write(5, 0);
-        c.write(6, 10 * SECOND);
-        assert!(c.take_writeback(29 * SECOND, false).is_empty());
-        let runs = c.take_writeback(30 * SECOND, false);
-        assert_eq!(runs, vec![Run { first: 5, pages: 1 }]);
-        assert_eq!(c.writeback_pages(), 1);
-        c.writeback_done(runs[0]);
-        assert_eq!(c.writeback_pages(), 0);
-        assert_eq!(c.dirty_pages(), 1);
-    }
-
-    #[test]
-    fn above_background_the_flusher_writes_down_to_it_in_dirty_order() {
-        let mut c = cache(1000); // background 100 pages, limit 200
-        for lpn in 0..150 {
-            c.write(lpn, lpn as Ns);
-        }
-        assert!(c.over_background());
-        let runs = c.take_writeback(1000, false);
-        let pages: u32 = runs.iter().map(|r| r.pages).sum();
-        assert_eq!(pages, 50);
-        assert_eq!(runs[0].first, 0, "oldest first");
-        assert!(!c.over_background());
-    }
-
-    #[test]
-    fn the_dirty_limit_counts_write_back_and_clears_when_it_ends() {
-        let mut c = cache(100); // limit 20 pages
-        for lpn in 0..21 {
-            c.write(lpn, 0);
-        }
-        assert!(c.over_dirty_limit());
-        let runs = c.take_writeback(0, true);
-        assert!(c.over_dirty_limit(), "pages under write-back still count");
-        for r in runs {
-            c.writeback_done(r);
-        }
-        assert!(!c.over_dirty_limit());
-    }
-
-    #[test]
-    fn runs_are_contiguous_and_bounded() {
-        let cfg = PageCacheConfig {
-            capacity_bytes: 4096 * 1000,
-            writeback_max_bytes: 4 * 4096,
-            ..PageCacheConfig::default()
-        };
-        let mut c = PageCache::new(cfg, 4096);
-        for lpn in (0..6).chain(10..12) {
-            c.write(lpn, 0);
-        }
-        let runs = c.take_writeback(0, true);
-        let expect = [(0, 4), (4, 2), (10, 2)].map(|(first, pages)| Run { first, pages });
-        assert_eq!(runs, expect);
-    }
-
-    #[test]
-    fn a_dropped_dirty_page_never_reaches_the_device_and_redirtying_rewrites() {
-        let mut c = cache(1000);
-        c.write(1, 0);
-        c.write(2, 0);
-        c.drop_page(1);
-        let runs = c.take_writeback(0, true);
-        assert_eq!(runs, vec![Run { first: 2, pages: 1 }]);
-        c.write(2, 5); // dirtied again during write-back
-        c.writeback_done(runs[0]);
-        assert!(c.is_unsafe(2));
-        assert_eq!(c.take_range([2]), vec![Run { first: 2, pages: 1 }]);
-        assert_eq!(c.counters().dirty_pages_dropped, 1);
-    }
-
-    #[test]
-    fn bad_settings_are_named() {
-        let cfg = PageCacheConfig {
-            dirty_ratio: 150,
-            dirty_background_ratio: 0,
-            capacity_bytes: 0,
-            ..PageCacheConfig::default()
-        };
-        let keys: Vec<_> = cfg.problems(4096).into_iter().map(|(k, _)| k).collect();
-        assert_eq!(
-            keys,
-            ["capacity_bytes", "dirty_ratio", "dirty_background_ratio"]
-        );
-    }
-}
+mod tests;
