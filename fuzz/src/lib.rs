@@ -446,18 +446,25 @@ pub fn taskset(data: &[u8]) {
 /// (a hang guard; the parser itself sees every input).
 const MAX_POSTMARK: (u32, u32, u32, u64) = (8, 64, 64, 64 << 10);
 
-/// `postmark`: workload-file text through `PostmarkFile::from_toml` (what
-/// `ssdlab postmark WORKLOAD` reads); a small accepted workload then runs,
+/// `postmark`: workload-file text through `parse_commands` (Postmark's
+/// own command files) or `PostmarkFile::from_toml`, as
+/// `ssdlab postmark WORKLOAD` reads it; a small accepted workload then runs,
 /// checker on, on a shrunk `mlc-sata-8g` (64 blocks per die) under its
 /// hybrid FTL and under page mapping, with `noop` and `stb:lb_size=1m`.
 pub fn postmark(data: &[u8]) {
     use ssdlab_sim::experiment::postmark_run::run_postmark_on;
     use ssdlab_sim::ssd::config::Mapping;
-    use ssdlab_sim::workload::postmark::PostmarkFile;
+    use ssdlab_sim::workload::postmark::{looks_like_commands, parse_commands, PostmarkFile};
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let workload = match PostmarkFile::from_toml(text, "fuzz.toml", 4096) {
+    // A Postmark command file, or a TOML workload file, as the CLI tells them.
+    let parsed = if looks_like_commands(text) {
+        parse_commands(text, "fuzz.cfg")
+    } else {
+        PostmarkFile::from_toml(text, "fuzz.toml", 4096)
+    };
+    let workload = match parsed {
         Ok(w) => w,
         Err(e) => {
             let _ = e.to_string();

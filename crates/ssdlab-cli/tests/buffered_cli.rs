@@ -1,0 +1,95 @@
+//! Buffered fio jobs, syncs and Postmark command files from the command
+//! line: the reports a user reads, and the errors bad settings get.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn ssdlab(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn scratch(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ssdlab-buffered-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const SYNCED: &str = "[w]\nrw=randwrite\nbs=4k\nsize=2m\nnumber_ios=64\nfsync=8\n";
+
+#[test]
+fn a_buffered_job_reports_its_syncs_and_the_page_cache() {
+    let job = scratch("synced.fio", SYNCED);
+    let args = ["run", job.to_str().unwrap(), "--device", "seed004"];
+    let (code, text, err) = ssdlab(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("fsync/fdatasync/sync_file_range:"), "{text}");
+    assert!(text.contains("issued rwts: total=0,64,0,7 "), "{text}");
+    let (code, out, err) = ssdlab(&[&args[..], &["--output-format", "json"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let job = &v["jobs"][0];
+    assert_eq!(job["sync"]["total_ios"], 7);
+    assert!(
+        job["sync"]["lat_ns"]["percentile"]["99.000000"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    assert_eq!(v["ssdlab"]["page_cache"]["flushes"], 7);
+    assert_eq!(v["ssdlab"]["page_cache"]["pages_written_back"], 64);
+}
+
+#[test]
+fn bad_sync_options_and_page_cache_settings_exit_2_with_their_place() {
+    let job = scratch("badsync.fio", "[w]\nrw=write\nsync=sometimes\n");
+    let (code, _, err) = ssdlab(&["run", job.to_str().unwrap(), "--device", "seed004"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("badsync.fio:3") && err.contains("sync"),
+        "{err}"
+    );
+    let job = scratch("ok.fio", SYNCED);
+    let host = scratch("host.toml", "[page_cache]\ndirty_ratio = 150\n");
+    let (code, _, err) = ssdlab(&[
+        "run",
+        job.to_str().unwrap(),
+        "--device",
+        "seed004",
+        "--host",
+        host.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("host.toml") && err.contains("dirty_ratio"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_postmark_command_file_runs_and_its_errors_name_the_line() {
+    let cfg = scratch(
+        "pm.cfg",
+        "# a Postmark set-up\nset size 500 4000\nset number 40\nset transactions 60\n\
+         set processes 2\nset seed 9\nset read 512\nrun\nquit\n",
+    );
+    let (code, out, err) = ssdlab(&["postmark", cfg.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("2 processes, 120 transactions"), "{out}");
+    // The file's seed, unless --seed says otherwise: same seed, same bytes.
+    let (_, again, _) = ssdlab(&["postmark", cfg.to_str().unwrap(), "--seed", "9"]);
+    assert_eq!(out, again);
+    let bad = scratch("bad.cfg", "set number 40\nset bias create 11\n");
+    let (code, _, err) = ssdlab(&["postmark", bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad.cfg:2: set bias"), "{err}");
+}
