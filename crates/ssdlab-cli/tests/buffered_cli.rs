@@ -73,6 +73,33 @@ fn bad_sync_options_and_page_cache_settings_exit_2_with_their_place() {
         err.contains("host.toml") && err.contains("dirty_ratio"),
         "{err}"
     );
+    // Sizes and times take units; a bad one is named at its line.
+    for (text, ok) in [
+        (
+            "[page_cache]\ncapacity_bytes = \"64MiB\"\ndirty_expire_ns = \"1s\"\n",
+            true,
+        ),
+        ("[page_cache]\ncapacity_bytes = \"64 parsecs\"\n", false),
+    ] {
+        let host = scratch("units.toml", text);
+        let args = [
+            "run",
+            job.to_str().unwrap(),
+            "--device",
+            "seed004",
+            "--host",
+        ];
+        let (code, _, err) = ssdlab(&[&args[..], &[host.to_str().unwrap()]].concat());
+        if ok {
+            assert_eq!(code, 0, "{err}");
+        } else {
+            assert_eq!(code, 2);
+            assert!(
+                err.contains("units.toml:2: page_cache.capacity_bytes"),
+                "{err}"
+            );
+        }
+    }
 }
 
 #[test]

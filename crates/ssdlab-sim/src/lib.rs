@@ -10,4 +10,5 @@ pub mod rtflash;
 pub mod sched;
 pub mod ssd;
 mod toml_sections;
+pub mod units;
 pub mod workload;

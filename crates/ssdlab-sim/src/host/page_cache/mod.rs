@@ -24,6 +24,7 @@ const SECOND: Ns = 1_000_000_000;
 #[serde(deny_unknown_fields, default)]
 pub struct PageCacheConfig {
     /// Memory the cache may hold (clean and dirty pages).
+    #[serde(deserialize_with = "crate::units::bytes")]
     pub capacity_bytes: u64,
     /// Dirty data (percent of the cache) above which the flusher writes
     /// back at once (`vm.dirty_background_ratio`).
@@ -32,10 +33,13 @@ pub struct PageCacheConfig {
     /// writer is throttled (`vm.dirty_ratio`).
     pub dirty_ratio: u32,
     /// Age at which a dirty page is written back (`vm.dirty_expire_centisecs`).
+    #[serde(deserialize_with = "crate::units::ns")]
     pub dirty_expire_ns: Ns,
     /// The flusher's period (`vm.dirty_writeback_centisecs`).
+    #[serde(deserialize_with = "crate::units::ns")]
     pub writeback_interval_ns: Ns,
     /// Largest write-back bio (a run of contiguous dirty pages).
+    #[serde(deserialize_with = "crate::units::bytes_u32")]
     pub writeback_max_bytes: u32,
 }
 

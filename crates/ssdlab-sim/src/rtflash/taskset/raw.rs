@@ -78,18 +78,6 @@ pub(super) struct RawAnalysis {
     pub allow_migration: Option<bool>,
 }
 
-/// Sizes are powers of two whichever way they are written: fio's parser
-/// (with its default `kb_base=1024`) reads "64MB" as 64 × 2^20 but "64MiB"
-/// as 64 × 10^6, so the `i` is dropped first.
-fn binary_units(s: &str) -> String {
-    let t = s.trim();
-    let lower = t.to_ascii_lowercase();
-    match lower.strip_suffix("ib").or_else(|| lower.strip_suffix('i')) {
-        Some(head) if head.ends_with(|c: char| c.is_ascii_alphabetic()) => format!("{head}b"),
-        _ => t.to_string(),
-    }
-}
-
 /// Converts located values and collects every problem.
 pub(super) struct Checker<'a> {
     pub text: &'a str,
@@ -139,7 +127,7 @@ impl Checker<'_> {
     fn bytes_of(&mut self, value: &Value, at: &Spanned<Value>, field: &str) -> Option<u64> {
         let parsed = match value {
             Value::Integer(n) => u64::try_from(*n).map_err(|_| format!("{n} is negative")),
-            Value::String(s) => ssdlab_fio::parse_size(&binary_units(s)),
+            Value::String(s) => ssdlab_fio::parse_size(&crate::units::binary_units(s)),
             other => Err(format!(
                 "expected a size such as \"64MiB\", found {}",
                 other.type_str()

@@ -21,7 +21,9 @@ pub struct PostmarkConfig {
     /// Transactions per process.
     pub transactions: u32,
     /// File size range in bytes (new files and appends).
+    #[serde(deserialize_with = "crate::units::bytes")]
     pub size_min: u64,
+    #[serde(deserialize_with = "crate::units::bytes")]
     pub size_max: u64,
     /// Out of 10: the share of transactions that read rather than append.
     pub read_bias: u32,
@@ -29,8 +31,10 @@ pub struct PostmarkConfig {
     pub create_bias: u32,
     /// Bytes of one synchronous journal commit (descriptor, metadata, commit
     /// block) that a create or delete waits for.
+    #[serde(deserialize_with = "crate::units::bytes_u32")]
     pub journal_commit_bytes: u32,
     /// Size of the journal area at the start of the device.
+    #[serde(deserialize_with = "crate::units::bytes")]
     pub journal_bytes: u64,
     /// Whether a create or delete waits for its journal commit (true: the
     /// STB paper's metadata-bound creates). False: the commit's pages are
@@ -38,8 +42,10 @@ pub struct PostmarkConfig {
     /// kjournald commit does for a process that never syncs.
     pub sync_metadata: bool,
     /// CPU time of one system call.
+    #[serde(deserialize_with = "crate::units::ns")]
     pub syscall_ns: Ns,
     /// CPU time to copy 1 KiB between the application and the page cache.
+    #[serde(deserialize_with = "crate::units::ns")]
     pub copy_ns_per_kib: Ns,
 }
 
