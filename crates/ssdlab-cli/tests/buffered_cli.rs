@@ -1,20 +1,10 @@
 //! Buffered fio jobs, syncs and Postmark command files from the command
 //! line: the reports a user reads, and the errors bad settings get.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod support;
 
-fn ssdlab(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use std::path::PathBuf;
+use support::ssdlab;
 
 fn scratch(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ssdlab-buffered-{}", std::process::id()));

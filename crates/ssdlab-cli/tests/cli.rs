@@ -2,19 +2,7 @@
 
 mod support;
 
-use std::process::Command;
-
-fn ssdlab(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use support::ssdlab;
 
 fn temp_preset(name: &str, text: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("ssdlab-cli-test-{}", std::process::id()));

@@ -1,20 +1,10 @@
 //! `ssdlab rtflash analyze`: the case study's verdicts per approach, bad
 //! task-set files (exit 2, `file:line: field`), stable JSON.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod support;
 
-fn ssdlab(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use std::path::PathBuf;
+use support::ssdlab;
 
 fn case_study() -> String {
     let p =
