@@ -1,7 +1,7 @@
 //! Sizes and durations as a user writes them in a TOML file: an integer
 //! (bytes, nanoseconds) or a string with a unit ("256MiB", "4k", "30s",
-//! "100ms"). Serde `deserialize_with` helpers, so a bad value is reported
-//! at its key and line like any other.
+//! "100ms"). Serde `deserialize_with` helpers (a bad value is reported
+//! at its key and line like any other), and the parsers behind them.
 
 use serde::{Deserialize, Deserializer};
 
@@ -46,7 +46,29 @@ fn size_text(s: &str) -> Result<u64, String> {
 }
 
 fn duration_text(s: &str) -> Result<u64, String> {
-    crate::sched::spec::parse_duration_ns(s.trim(), 1).map(|n| n as u64)
+    parse_duration_ns(s.trim(), 1).map(|n| n as u64)
+}
+
+/// `500ms`, `2.5us`, `10s`, `100` (in `unit_ns`) → ns.
+pub fn parse_duration_ns(v: &str, unit_ns: i64) -> Result<i64, String> {
+    let split = v.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(v.len());
+    let (num, unit) = v.split_at(split);
+    let mult = match unit {
+        "" => unit_ns as f64,
+        "ns" => 1.0,
+        "us" | "usec" => 1e3,
+        "ms" | "msec" => 1e6,
+        "s" | "sec" => 1e9,
+        _ => return Err(format!("unknown time unit '{unit}' (ns, us, ms, s)")),
+    };
+    let x: f64 = num
+        .parse()
+        .map_err(|_| format!("'{v}' is not a duration"))?;
+    let ns = x * mult;
+    if !ns.is_finite() || ns < 0.0 || ns > i64::MAX as f64 {
+        return Err(format!("'{v}' is not a valid duration"));
+    }
+    Ok(ns.round() as i64)
 }
 
 /// Bytes: `268435456`, `"256MiB"`, `"4k"`.
@@ -67,6 +89,7 @@ pub fn ns<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
 
 #[cfg(test)]
 mod tests {
+    use super::parse_duration_ns;
     use serde::Deserialize;
 
     #[derive(Deserialize, Debug)]
@@ -79,6 +102,15 @@ mod tests {
 
     fn read(text: &str) -> Result<T, String> {
         toml::from_str(text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration_ns("500ms", 1), Ok(500_000_000));
+        assert_eq!(parse_duration_ns("2.5us", 1), Ok(2_500));
+        assert_eq!(parse_duration_ns("7", 1_000_000), Ok(7_000_000));
+        assert!(parse_duration_ns("5 parsecs", 1).is_err());
+        assert!(parse_duration_ns("-1ms", 1).is_err());
     }
 
     #[test]

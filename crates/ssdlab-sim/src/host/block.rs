@@ -33,6 +33,13 @@ pub struct Bio {
     pub submit_ns: Ns,
 }
 
+impl Bio {
+    /// An empty REQ_PREFLUSH: what fsync sends once the data is down.
+    pub fn is_empty_flush(&self) -> bool {
+        self.flush && self.bytes == 0
+    }
+}
+
 /// A bio has ended; the job sees it at `time`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BioDone {

@@ -3,6 +3,7 @@
 //! `mq-deadline:read_expire=500ms,fifo_batch=8`.
 
 use super::{entry, Scheduler, REGISTRY};
+use crate::units::parse_duration_ns;
 use std::collections::BTreeMap;
 use thiserror::Error;
 
@@ -175,28 +176,6 @@ fn in_range(n: i64, min: i64, max: i64, v: &str) -> Result<i64, String> {
     Ok(n)
 }
 
-/// `500ms`, `2.5us`, `10s`, `100` (in `unit_ns`) → ns.
-pub fn parse_duration_ns(v: &str, unit_ns: i64) -> Result<i64, String> {
-    let split = v.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(v.len());
-    let (num, unit) = v.split_at(split);
-    let mult = match unit {
-        "" => unit_ns as f64,
-        "ns" => 1.0,
-        "us" | "usec" => 1e3,
-        "ms" | "msec" => 1e6,
-        "s" | "sec" => 1e9,
-        _ => return Err(format!("unknown time unit '{unit}' (ns, us, ms, s)")),
-    };
-    let x: f64 = num
-        .parse()
-        .map_err(|_| format!("'{v}' is not a duration"))?;
-    let ns = x * mult;
-    if !ns.is_finite() || ns < 0.0 || ns > i64::MAX as f64 {
-        return Err(format!("'{v}' is not a valid duration"));
-    }
-    Ok(ns.round() as i64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,15 +185,6 @@ mod tests {
         let e = parse("k2:max_inflight=1,max_inflight=8").unwrap_err();
         assert!(e.to_string().contains("'max_inflight': given twice"), "{e}");
         assert!(parse("k2:max_inflight=8").is_ok());
-    }
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration_ns("500ms", 1), Ok(500_000_000));
-        assert_eq!(parse_duration_ns("2.5us", 1), Ok(2_500));
-        assert_eq!(parse_duration_ns("7", 1_000_000), Ok(7_000_000));
-        assert!(parse_duration_ns("5 parsecs", 1).is_err());
-        assert!(parse_duration_ns("-1ms", 1).is_err());
     }
 
     #[test]

@@ -107,13 +107,10 @@ impl FioWorkload {
     }
 
     fn job_complete<D: Device>(&mut self, j: u32, cx: &mut Ctx<'_, D>) {
-        // The completion the job sees first (page-cache hits may overtake
-        // an earlier miss).
-        let queue = &mut self.jobs[j as usize].to_complete;
-        let first = (0..queue.len())
-            .min_by_key(|&i| queue[i].time)
+        let done = self.jobs[j as usize]
+            .to_complete
+            .pop_front()
             .expect("an ended bio");
-        let done = queue.remove(first).expect("an ended bio");
         let now = cx.now();
         if let Some(s) = self.jobs[j as usize].complete(done, now, &mut self.actions) {
             self.stats[j as usize].record(&s);
@@ -171,9 +168,8 @@ impl FioWorkload {
             if f.slept {
                 done.time = job.completion_seen_at(done.time);
             }
-            let at = done.time;
-            job.to_complete.push_back(done);
-            cx.schedule(at, WorkEvent::Complete(j));
+            cx.schedule(done.time, WorkEvent::Complete(j));
+            job.queue_completion(done);
         }
     }
 
@@ -245,9 +241,8 @@ impl Workload for FioWorkload {
         let j = d.bio.job;
         let job = &mut self.jobs[j as usize];
         d.time = job.completion_seen_at(d.time);
-        let at = d.time;
-        job.to_complete.push_back(d);
-        cx.schedule(at, WorkEvent::Complete(j));
+        cx.schedule(d.time, WorkEvent::Complete(j));
+        job.queue_completion(d);
     }
 
     fn unblocked<D: Device>(&mut self, j: u32, cx: &mut Ctx<'_, D>) {

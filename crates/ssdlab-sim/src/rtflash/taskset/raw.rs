@@ -3,8 +3,8 @@
 //! problem as `file:line: field: message`.
 
 use crate::error::InputError;
-use crate::sched::spec::parse_duration_ns;
 use crate::toml_sections::line_of_offset;
+use crate::units::parse_duration_ns;
 use serde::Deserialize;
 use toml::{Spanned, Value};
 

@@ -192,8 +192,7 @@ impl BufferedIo {
     /// and writes, and every fsync (it writes back the whole device's
     /// dirty pages, whoever dirtied them).
     pub fn takes(&self, bio: &Bio) -> bool {
-        let is_fsync = bio.flush && bio.bytes == 0;
-        is_fsync || (self.jobs[bio.job as usize].buffered && bio.dir != Dir::Trim)
+        bio.is_empty_flush() || (self.jobs[bio.job as usize].buffered && bio.dir != Dir::Trim)
     }
 
     /// Whether `id` is one of the page cache's own device bios.
@@ -271,7 +270,7 @@ impl BufferedIo {
         bio.submit_ns = now;
         let id = bio.id;
         let (first, pages) = page_span(&bio);
-        let next = if bio.flush && bio.bytes == 0 {
+        let next = if bio.is_empty_flush() {
             Next::Flush
         } else if bio.dir == Dir::Write {
             Next::Dirty

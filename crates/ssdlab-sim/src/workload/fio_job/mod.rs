@@ -127,7 +127,8 @@ pub struct FioJob {
     next_bio: u64,
     /// Bios paid for and waiting to enter the block layer, in order.
     pub(crate) to_submit: VecDeque<Bio>,
-    /// Ended bios waiting for the job to see them, in order.
+    /// Ended bios waiting for the job to see them, in the order it sees
+    /// them (`time` is when it does).
     pub(crate) to_complete: VecDeque<BioDone>,
     /// Time the job finished (Done).
     pub end_time: Ns,
@@ -248,6 +249,18 @@ impl FioJob {
         self.cpu_busy = self.start_ns;
         self.next_allowed = [self.start_ns; 3];
         self.start_ns
+    }
+
+    /// Queues an ended bio the job sees at `done.time`, in seeing order:
+    /// device completions arrive in that order (a push at the back), a
+    /// page-cache hit may overtake an earlier miss.
+    pub(crate) fn queue_completion(&mut self, done: BioDone) {
+        let at = self
+            .to_complete
+            .iter()
+            .rposition(|d| d.time <= done.time)
+            .map_or(0, |i| i + 1);
+        self.to_complete.insert(at, done);
     }
 
     pub fn inflight(&self) -> u32 {
@@ -471,7 +484,7 @@ impl FioJob {
     ) -> Option<IoSample> {
         self.inflight -= 1;
         let b = &done.bio;
-        let is_sync_op = b.flush && b.bytes == 0;
+        let is_sync_op = b.is_empty_flush();
         let lat = now - b.issue_ns;
         let (slat, clat) = if self.sync {
             (None, lat)
