@@ -1,6 +1,7 @@
 //! Workspace conventions checked as tests: no source file under
 //! `crates/*/src` may exceed 600 lines, and docs/architecture.md's code map
-//! lists every source file and no file that is gone.
+//! lists every source file and no file that is gone, and `unsafe` is allowed
+//! in one place only.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -94,5 +95,27 @@ fn source_files_stay_within_600_lines() {
         too_long.is_empty(),
         "source files over {MAX_LINES} lines (split them into submodules):\n  {}",
         too_long.join("\n  ")
+    );
+}
+
+/// The workspace denies `unsafe` code; the one allowed use is the
+/// forward map's prefetch hint (page_map.rs), which never dereferences.
+#[test]
+fn unsafe_code_is_allowed_only_for_the_page_map_prefetch() {
+    let (crates, files) = source_files();
+    let mut found = Vec::new();
+    for file in &files {
+        let text = fs::read_to_string(file).expect("reading a source file");
+        for (i, line) in text.lines().enumerate() {
+            if line.contains("allow(unsafe_code)") {
+                let rel = file.strip_prefix(&crates).unwrap_or(file);
+                found.push(format!("{}:{}", rel.display(), i + 1));
+            }
+        }
+    }
+    assert_eq!(found.len(), 1, "allow(unsafe_code) at: {found:?}");
+    assert!(
+        found[0].contains("ssd/ftl/page_map.rs"),
+        "allow(unsafe_code) outside the page map: {found:?}"
     );
 }

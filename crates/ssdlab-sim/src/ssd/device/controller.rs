@@ -27,6 +27,9 @@ impl SimSsd {
             });
         }
         self.clock = now;
+        // The command's map lookup comes at CmdReady; its cache miss can
+        // overlap the events in between.
+        self.ftl.prefetch(cmd.lpa);
         let sq = cmd.sq as usize % self.sqs.len();
         self.sqs[sq].push_back(cmd);
         self.fetch(now, q);

@@ -230,6 +230,13 @@ impl Ftl {
         self.fwd.get(lpa)
     }
 
+    /// Starts bringing `lpa`'s forward-map entry into the cache (a hint;
+    /// nothing changes).
+    #[inline]
+    pub fn prefetch(&self, lpa: Lpn) {
+        self.fwd.prefetch(lpa)
+    }
+
     #[inline]
     pub fn lpa_at(&self, ppa: Ppn) -> Option<Lpn> {
         self.rev.get(ppa)
