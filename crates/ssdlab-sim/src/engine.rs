@@ -2,8 +2,9 @@
 //! events. Simultaneous events are delivered in the order they were scheduled
 //! (a sequence number breaks ties), so a run is fully deterministic.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+mod calendar;
+
+use calendar::Calendar;
 
 /// Simulated time in nanoseconds.
 pub type Ns = u64;
@@ -14,53 +15,30 @@ pub type Ns = u64;
 pub const MAX_TIME_NS: Ns = ssdlab_fio::MAX_TIME_NS;
 const _: () = assert!(ssdlab_fio::MAX_TIME_NS == ssdlab_trace::MAX_TIME_NS);
 
-struct Entry<E> {
-    time: Ns,
-    seq: u64,
-    event: E,
-}
-
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<E> Ord for Entry<E> {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest event first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.seq).cmp(&(self.time, self.seq))
-    }
-}
-
 /// Anything that can schedule device events. The device never owns the clock:
 /// it is handed `now` and a place to put future events.
 pub trait Timers<E> {
     fn schedule(&mut self, at: Ns, event: E);
 }
 
-/// The event queue. `now` only moves forward.
+/// The event queue (a calendar queue: `calendar.rs`). `now` only moves
+/// forward.
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    pending: Calendar<E>,
     seq: u64,
     now: Ns,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
-            heap: BinaryHeap::with_capacity(1024),
+            pending: Calendar::new(),
             seq: 0,
             now: 0,
         }
@@ -76,11 +54,11 @@ impl<E> EventQueue<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.pending.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.pending.len() == 0
     }
 
     /// Schedules `event` at `at`; an event in the past is a logic error and is
@@ -89,26 +67,22 @@ impl<E> EventQueue<E> {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let time = at.max(self.now);
         self.seq += 1;
-        self.heap.push(Entry {
-            time,
-            seq: self.seq,
-            event,
-        });
+        self.pending.push(self.now, time, self.seq, event);
     }
 
     /// Removes the earliest event and advances the clock to its time.
     pub fn pop(&mut self) -> Option<(Ns, E)> {
-        let e = self.heap.pop()?;
-        self.now = e.time;
-        Some((e.time, e.event))
+        let (time, event) = self.pending.pop(self.now)?;
+        self.now = time;
+        Some((time, event))
     }
 
     pub fn peek_time(&self) -> Option<Ns> {
-        self.heap.peek().map(|e| e.time)
+        self.pending.peek_time(self.now)
     }
 }
 
-impl<E, D: Into<E>> Timers<D> for EventQueue<E> {
+impl<E: Copy, D: Into<E>> Timers<D> for EventQueue<E> {
     fn schedule(&mut self, at: Ns, event: D) {
         self.push(at, event.into());
     }
@@ -128,5 +102,49 @@ mod tests {
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(order, vec![(5, "a"), (7, "c"), (10, "b1"), (10, "b2")]);
         assert_eq!(q.now(), 10);
+    }
+
+    /// The calendar queue pops in exactly the order of a sorted reference
+    /// (time, then scheduling order), over delays from zero to far beyond
+    /// its horizon, equal times, and clocks that wrap the wheel many times.
+    #[test]
+    fn calendar_order_matches_a_reference_heap() {
+        use rand::{Rng, SeedableRng};
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let horizon = calendar::HORIZON_NS;
+        for seed in 0..20u64 {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let start = if seed % 2 == 0 { 0 } else { MAX_TIME_NS / 2 };
+            let mut q = EventQueue::starting_at(start);
+            let mut reference = BinaryHeap::new();
+            let mut seq = 0u64;
+            for _ in 0..20_000 {
+                if rng.gen_bool(0.55) || reference.is_empty() {
+                    let delay = match rng.gen_range(0..6) {
+                        0 => 0,
+                        1 => rng.gen_range(0..300),
+                        2 => rng.gen_range(0..horizon),
+                        3 => rng.gen_range(horizon - 600..horizon + 600),
+                        4 => rng.gen_range(0..20 * horizon),
+                        _ => 256 * rng.gen_range(0..8u64),
+                    };
+                    let at = q.now() + delay;
+                    seq += 1;
+                    q.push(at, seq);
+                    reference.push(Reverse((at, seq)));
+                } else {
+                    let Reverse((at, id)) = reference.pop().expect("non-empty");
+                    assert_eq!(q.peek_time(), Some(at), "seed {seed}");
+                    assert_eq!(q.pop(), Some((at, id)), "seed {seed}");
+                }
+                assert_eq!(q.len(), reference.len());
+            }
+            while let Some(Reverse((at, id))) = reference.pop() {
+                assert_eq!(q.pop(), Some((at, id)), "seed {seed}");
+            }
+            assert!(q.is_empty());
+            assert_eq!(q.pop(), None);
+        }
     }
 }

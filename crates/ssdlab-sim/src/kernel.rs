@@ -90,7 +90,7 @@ impl<DE> From<WorkEvent> for Event<DE> {
 /// Where a device's events enter the kernel's queue.
 struct DeviceTimers<'a, DE>(&'a mut EventQueue<Event<DE>>);
 
-impl<DE> Timers<DE> for DeviceTimers<'_, DE> {
+impl<DE: Copy> Timers<DE> for DeviceTimers<'_, DE> {
     #[inline]
     fn schedule(&mut self, at: Ns, event: DE) {
         self.0.push(at, Event::Device(event));
@@ -100,7 +100,7 @@ impl<DE> Timers<DE> for DeviceTimers<'_, DE> {
 /// Where the host path's events enter the kernel's queue.
 struct HostTimers<'a, DE>(&'a mut EventQueue<Event<DE>>);
 
-impl<DE> Timers<HostEvent> for HostTimers<'_, DE> {
+impl<DE: Copy> Timers<HostEvent> for HostTimers<'_, DE> {
     #[inline]
     fn schedule(&mut self, at: Ns, event: HostEvent) {
         self.0.push(at, Event::Host(event));
