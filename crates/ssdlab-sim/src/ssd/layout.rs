@@ -5,6 +5,7 @@
 
 use super::config::SsdConfig;
 use super::ids::{BlockId, DieId, Lpn, PlaneId, Ppn};
+use strength_reduce::StrengthReducedU32 as Divisor;
 
 #[derive(Debug, Clone)]
 pub struct Layout {
@@ -22,6 +23,22 @@ pub struct Layout {
     pub blocks: u32,
     pub physical_pages: u32,
     pub logical_pages: u32,
+    /// The geometry's divisors, prepared once: every event maps a page to
+    /// its block, plane and die, and a hardware division costs tens of
+    /// cycles where a prepared one costs two multiplications.
+    div: Divisors,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Divisors {
+    pages_per_block: Divisor,
+    blocks_per_plane: Divisor,
+    units_per_flash_page: Divisor,
+    planes_per_die: Divisor,
+    dies_per_channel: Divisor,
+    channels: Divisor,
+    chips_per_channel: Divisor,
+    dies_per_chip: Divisor,
 }
 
 impl Layout {
@@ -33,7 +50,21 @@ impl Layout {
         let physical_pages = blocks * g.pages_per_block();
         let logical_pages =
             (physical_pages as f64 * (1.0 - cfg.ftl.over_provisioning)).floor() as u32;
+        // A zero count never passes the configuration check; `max(1)`
+        // keeps a layout of an unchecked one from panicking here.
+        let d = |n: u32| Divisor::new(n.max(1));
+        let div = Divisors {
+            pages_per_block: d(g.pages_per_block()),
+            blocks_per_plane: d(g.blocks_per_plane),
+            units_per_flash_page: d(g.units_per_flash_page()),
+            planes_per_die: d(g.planes_per_die),
+            dies_per_channel: d(g.chips_per_channel * g.dies_per_chip),
+            channels: d(g.channels),
+            chips_per_channel: d(g.chips_per_channel),
+            dies_per_chip: d(g.dies_per_chip),
+        };
         Layout {
+            div,
             channels: g.channels,
             chips_per_channel: g.chips_per_channel,
             dies_per_chip: g.dies_per_chip,
@@ -52,7 +83,7 @@ impl Layout {
 
     #[inline]
     pub fn block_of(&self, ppa: Ppn) -> BlockId {
-        BlockId(ppa.0 / self.pages_per_block)
+        BlockId(ppa.0 / self.div.pages_per_block)
     }
 
     /// Page `offset` of `block`.
@@ -64,30 +95,30 @@ impl Layout {
     /// The index of `ppa` inside its block.
     #[inline]
     pub fn offset_in_block(&self, ppa: Ppn) -> u32 {
-        ppa.0 % self.pages_per_block
+        ppa.0 % self.div.pages_per_block
     }
 
     /// The flash page holding `ppa`, numbered across the device.
     #[inline]
     pub fn flash_page_of(&self, ppa: Ppn) -> u32 {
-        ppa.0 / self.units_per_flash_page
+        ppa.0 / self.div.units_per_flash_page
     }
 
     /// The index of `ppa`'s flash page inside its block.
     #[inline]
     pub fn flash_page_in_block(&self, ppa: Ppn) -> u32 {
-        self.offset_in_block(ppa) / self.units_per_flash_page
+        self.offset_in_block(ppa) / self.div.units_per_flash_page
     }
 
     #[inline]
     pub fn plane_of_block(&self, block: BlockId) -> PlaneId {
-        PlaneId(block.0 / self.blocks_per_plane)
+        PlaneId(block.0 / self.div.blocks_per_plane)
     }
 
     /// The index of `block` inside its plane.
     #[inline]
     pub fn block_in_plane(&self, block: BlockId) -> u32 {
-        block.0 % self.blocks_per_plane
+        block.0 % self.div.blocks_per_plane
     }
 
     /// Block `index` of `plane`.
@@ -103,7 +134,7 @@ impl Layout {
 
     #[inline]
     pub fn die_of_plane(&self, plane: PlaneId) -> DieId {
-        DieId(plane.0 / self.planes_per_die)
+        DieId(plane.0 / self.div.planes_per_die)
     }
 
     /// Plane `index` of `die`.
@@ -130,19 +161,17 @@ impl Layout {
 
     #[inline]
     pub fn channel_of_die(&self, die: DieId) -> u32 {
-        die.0 / (self.chips_per_channel * self.dies_per_chip)
+        die.0 / self.div.dies_per_channel
     }
 
     /// Channel-first static striping (MQSim's CWDP order): consecutive logical
     /// pages go to consecutive channels, then chips, dies and planes.
     pub fn static_plane(&self, lpa: Lpn) -> PlaneId {
         let lpa = lpa.0;
-        let c = lpa % self.channels;
-        let rest = lpa / self.channels;
-        let w = rest % self.chips_per_channel;
-        let rest = rest / self.chips_per_channel;
-        let d = rest % self.dies_per_chip;
-        let p = (rest / self.dies_per_chip) % self.planes_per_die;
+        let (rest, c) = Divisor::div_rem(lpa, self.div.channels);
+        let (rest, w) = Divisor::div_rem(rest, self.div.chips_per_channel);
+        let (rest, d) = Divisor::div_rem(rest, self.div.dies_per_chip);
+        let p = rest % self.div.planes_per_die;
         PlaneId(
             ((c * self.chips_per_channel + w) * self.dies_per_chip + d) * self.planes_per_die + p,
         )
