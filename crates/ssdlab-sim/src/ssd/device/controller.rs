@@ -186,12 +186,9 @@ impl SimSsd {
             self.read_page_out(slot, dram, q);
             return;
         };
-        let die = self.layout.die_of_plane(self.layout.plane_of(ppa));
-        self.dies[die.index()].reads.push_back(ReadTx {
-            read_for: ReadFor::Host(slot),
-            lpa,
-            ppa,
-        });
+        let tx = ReadTx::new(ReadFor::Host(slot), lpa, ppa, &self.layout);
+        let die = self.layout.die_of_plane(tx.plane);
+        self.dies[die.index()].reads.push_back(tx);
         self.wake_for_read(die, now, q);
     }
 

@@ -143,6 +143,28 @@ struct ReadTx {
     lpa: Lpn,
     /// Where the page was when the read was queued (re-checked when taken).
     ppa: Ppn,
+    /// `ppa`'s plane and the index of its flash page inside its block: what
+    /// a die looks at for every queued read when it assembles a
+    /// multi-plane read, kept so it need not be worked out again.
+    plane: PlaneId,
+    page_in_block: u32,
+}
+
+impl ReadTx {
+    fn new(read_for: ReadFor, lpa: Lpn, ppa: Ppn, layout: &Layout) -> ReadTx {
+        ReadTx {
+            read_for,
+            lpa,
+            ppa,
+            plane: layout.plane_of(ppa),
+            page_in_block: layout.flash_page_in_block(ppa),
+        }
+    }
+
+    /// The same read of the page now at `ppa`.
+    fn moved_to(self, ppa: Ppn, layout: &Layout) -> ReadTx {
+        ReadTx::new(self.read_for, self.lpa, ppa, layout)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -51,6 +51,9 @@ impl SimSsd {
         let mut array_ns = 0;
         let mut i = 0;
         let mut looked = 0;
+        // The flash page (inside its block) of the first read taken: a
+        // multi-plane read senses the same one on each plane.
+        let mut first_in_block = None;
         // Reads a host waits for go before the controller's own prefetches.
         let demand_only = self.read_ahead.is_some() && self.has_host_read(die);
         while i < self.dies[die.index()].reads.len() && looked < 16 && sensed.len() < max_planes {
@@ -62,7 +65,7 @@ impl SimSsd {
             }
             // Skip on the address the read was queued with; only a read that
             // fits is looked up again.
-            if !self.may_take_read(&sensed, tx.ppa) {
+            if !may_take_read(&sensed, first_in_block, &tx) {
                 i += 1;
                 continue;
             }
@@ -80,27 +83,33 @@ impl SimSsd {
                 self.deliver(tx, now + self.cfg.controller.dram_ns, q);
                 continue;
             };
-            let plane = self.layout.plane_of(ppa);
-            let owner = self.layout.die_of_plane(plane);
+            let tx = if ppa == tx.ppa {
+                tx
+            } else {
+                tx.moved_to(ppa, &self.layout)
+            };
+            let owner = self.layout.die_of_plane(tx.plane);
             if owner != die {
                 self.dies[die.index()].reads.remove(i);
-                self.dies[owner.index()]
-                    .reads
-                    .push_back(ReadTx { ppa, ..tx });
+                self.dies[owner.index()].reads.push_back(tx);
                 self.wake_for_read(owner, now, q);
                 continue;
             }
-            if ppa != tx.ppa {
-                self.dies[die.index()].reads[i].ppa = ppa;
-                if !self.may_take_read(&sensed, ppa) {
+            if ppa != self.dies[die.index()].reads[i].ppa {
+                self.dies[die.index()].reads[i] = tx;
+                if !may_take_read(&sensed, first_in_block, &tx) {
                     i += 1;
                     continue;
                 }
             }
             // One page per plane and operation: a further page of the same
             // flash page follows as a register hit.
+            let plane = tx.plane;
             let page = self.layout.flash_page_of(ppa);
             sensed.push((plane, page));
+            if !self.cfg.timing.independent_plane_reads {
+                first_in_block.get_or_insert(tx.page_in_block);
+            }
             if self.plane_register[plane.index()] == Some(page) {
                 self.counters.register_hits += 1;
             } else {
@@ -111,7 +120,7 @@ impl SimSsd {
             if let Err(e) = self.ftl.verify_flash_read(tx.lpa) {
                 self.integrity_error.get_or_insert(e);
             }
-            txs.push(ReadTx { ppa, ..tx });
+            txs.push(tx);
         }
         if txs.is_empty() {
             self.read_scratch.push((txs, sensed));
@@ -137,27 +146,6 @@ impl SimSsd {
             .iter()
             .take(16)
             .any(|tx| tx.read_for != ReadFor::Prefetch)
-    }
-
-    /// Whether a read at `ppa` can join the read being assembled: its plane
-    /// is not reading yet and its page address suits a multi-plane read.
-    pub(super) fn may_take_read(&self, sensed: &[(PlaneId, u32)], ppa: Ppn) -> bool {
-        let plane = self.layout.plane_of(ppa);
-        sensed.iter().all(|&(p, _)| p != plane) && self.may_join_read(sensed, ppa)
-    }
-
-    /// Whether a read of `ppa` on a further plane may join a multi-plane read
-    /// of `sensed`: the same page address on each plane, unless the planes
-    /// read independently.
-    pub(super) fn may_join_read(&self, sensed: &[(PlaneId, u32)], ppa: Ppn) -> bool {
-        let Some(&(_, first)) = sensed.first() else {
-            return true;
-        };
-        self.cfg.timing.independent_plane_reads
-            || self
-                .layout
-                .flash_page_in_block(Ppn(first * self.layout.units_per_flash_page))
-                == self.layout.flash_page_in_block(ppa)
     }
 
     pub(super) fn read_time(&mut self, ppa: Ppn) -> Ns {
@@ -302,12 +290,9 @@ impl SimSsd {
             }
             ra.issue(next, self.ftl.version(next));
             self.counters.prefetched_pages += 1;
-            let die = self.layout.die_of_plane(self.layout.plane_of(ppa));
-            self.dies[die.index()].reads.push_back(ReadTx {
-                read_for: ReadFor::Prefetch,
-                lpa: next,
-                ppa,
-            });
+            let tx = ReadTx::new(ReadFor::Prefetch, next, ppa, &self.layout);
+            let die = self.layout.die_of_plane(tx.plane);
+            self.dies[die.index()].reads.push_back(tx);
             // Background work: a prefetch starts an idle die but suspends
             // and preempts nothing.
             if matches!(self.dies[die.index()].op, DieOp::Idle) {
@@ -332,4 +317,14 @@ impl SimSsd {
             self.wake_for_read(die, now, q);
         }
     }
+}
+
+/// Whether `tx` can join the read being assembled (`sensed`): its plane is
+/// not reading yet and its page address suits a multi-plane read (the same
+/// flash page inside its block as the first read's, `first_in_block`,
+/// unless the planes read independently: then that is None).
+#[inline]
+fn may_take_read(sensed: &[(PlaneId, u32)], first_in_block: Option<u32>, tx: &ReadTx) -> bool {
+    sensed.iter().all(|&(p, _)| p != tx.plane)
+        && first_in_block.is_none_or(|first| first == tx.page_in_block)
 }
