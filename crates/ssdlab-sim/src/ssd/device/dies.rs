@@ -1,7 +1,7 @@
 //! Die scheduling: starting an idle die's next operation in the die
 //! scheduler's order, timing variation, and finishing array operations.
 
-use super::{DevEvent, DieOp, JobKind, SimSsd};
+use super::{DevEvent, DieOp, JobKind, PageData, SimSsd};
 use crate::engine::{Ns, Timers};
 use crate::ssd::config::SlcCache;
 use crate::ssd::die_sched::{DieView, DieWork};
@@ -152,6 +152,13 @@ impl SimSsd {
         let op = std::mem::replace(&mut self.dies[die.index()].op, DieOp::Idle);
         match op {
             DieOp::Program { items, .. } => {
+                // The old copies' reverse-map entries, all at once (their
+                // forward-map entries were asked for when the program began).
+                for &(data, _, _) in &items {
+                    if let PageData::Host(lpa) = data {
+                        self.ftl.prefetch_commit(lpa);
+                    }
+                }
                 for (data, ppa, version) in items {
                     self.commit_flush(data, ppa, version, now, q);
                 }

@@ -200,6 +200,13 @@ impl SimSsd {
         if items.is_empty() {
             return false;
         }
+        // The commits at the program's end look these pages up in the
+        // forward map: start bringing the entries in now.
+        for &(data, _, _) in &items {
+            if let PageData::Host(lpa) = data {
+                self.ftl.prefetch(lpa);
+            }
+        }
         self.counters.flash_programs += planes as u64;
         if planes > 1 {
             self.counters.multi_plane_ops += 1;

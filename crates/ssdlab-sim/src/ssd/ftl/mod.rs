@@ -237,6 +237,17 @@ impl Ftl {
         self.fwd.prefetch(lpa)
     }
 
+    /// Starts bringing into the cache what committing a new copy of `lpa`
+    /// will touch besides its forward-map entry: the reverse-map entry of
+    /// its current copy. Reads the forward map, so call it once that entry
+    /// has been prefetched (a hint; nothing changes).
+    #[inline]
+    pub fn prefetch_commit(&self, lpa: Lpn) {
+        if let Some(old) = self.fwd.get(lpa) {
+            self.rev.prefetch(old);
+        }
+    }
+
     #[inline]
     pub fn lpa_at(&self, ppa: Ppn) -> Option<Lpn> {
         self.rev.get(ppa)

@@ -21,8 +21,16 @@ impl Ftl {
         }
         self.state[victim.index()] = BlockState::Victim;
         let plane = self.layout.plane_of_block(victim);
+        let written = self.written[victim.index()] as u32;
+        // Each valid page's forward-map entry is a random access: ask for
+        // them all first, so that their cache misses overlap.
+        for offset in 0..written {
+            if let Some(lpa) = self.rev.get(self.layout.page_of_block(victim, offset)) {
+                self.fwd.prefetch(lpa);
+            }
+        }
         let mut moved = 0;
-        for offset in 0..self.written[victim.index()] as u32 {
+        for offset in 0..written {
             let ppa = self.layout.page_of_block(victim, offset);
             let Some(lpa) = self.rev.get(ppa) else {
                 continue;
