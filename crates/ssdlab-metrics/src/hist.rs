@@ -177,7 +177,8 @@ impl FioHistogram {
         }
         self.stat.add(ns);
         self.sum += ns as u128;
-        let sq = (ns as u128).saturating_mul(ns as u128);
+        // A square of 64 bits fits in 128: one widening multiplication.
+        let sq = u128::from(ns) * u128::from(ns);
         self.sum_sq = self.sum_sq.saturating_add(sq);
         self.lat_dist.record(ns);
     }

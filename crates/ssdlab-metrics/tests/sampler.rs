@@ -113,6 +113,34 @@ proptest! {
         prop_assert!(s.per_second_series().len() <= 3 * events.len());
         prop_assert_eq!(r.bw_kib_s.len(), nonempty);
     }
+
+    /// Every I/O lands in window `t / window` and second `t / 1 s`, in or
+    /// out of time order (the sampler skips the division when the last
+    /// window holds the time).
+    #[test]
+    fn each_io_lands_in_its_window_and_second(
+        times in proptest::collection::vec(0u64..5_000_000_000, 1..200),
+        window in 1u64..2_000_000_000,
+        sorted in any::<bool>(),
+    ) {
+        let mut times = times;
+        if sorted {
+            times.sort_unstable();
+        }
+        let mut s = Sampler::new(window);
+        let mut windows = std::collections::BTreeMap::new();
+        let mut seconds = std::collections::BTreeMap::new();
+        for &t in &times {
+            s.add(t, 1);
+            *windows.entry(t / window).or_insert(0u64) += 1;
+            *seconds.entry(t / 1_000_000_000).or_insert(0u64) += 1;
+        }
+        let expect = |m: &std::collections::BTreeMap<u64, u64>| -> Vec<(u64, u64, u64)> {
+            m.iter().map(|(&k, &n)| (k, n, n)).collect()
+        };
+        prop_assert_eq!(&s.windows, &expect(&windows));
+        prop_assert_eq!(&s.seconds, &expect(&seconds));
+    }
 }
 
 #[test]

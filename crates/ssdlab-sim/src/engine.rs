@@ -63,6 +63,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// Schedules `event` at `at`; an event in the past is a logic error and is
     /// clamped to `now` in release builds (asserted in debug builds).
+    #[inline]
     pub fn push(&mut self, at: Ns, event: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let time = at.max(self.now);
@@ -71,6 +72,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Removes the earliest event and advances the clock to its time.
+    #[inline]
     pub fn pop(&mut self) -> Option<(Ns, E)> {
         let (time, event) = self.pending.pop(self.now)?;
         self.now = time;

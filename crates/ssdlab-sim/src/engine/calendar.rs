@@ -72,7 +72,7 @@ pub struct Calendar<E> {
     nodes: Vec<Node<E>>,
     free: u32,
     /// Each slot's first (earliest) node.
-    heads: Vec<u32>,
+    heads: Box<[u32; SLOTS]>,
     /// One bit per occupied slot, and one summary bit per word of them.
     bits: [u64; WORDS],
     summary: u64,
@@ -85,7 +85,7 @@ impl<E: Copy> Calendar<E> {
         Calendar {
             nodes: Vec::with_capacity(1024),
             free: NIL,
-            heads: vec![NIL; SLOTS],
+            heads: Box::new([NIL; SLOTS]),
             bits: [0; WORDS],
             summary: 0,
             far: BinaryHeap::new(),
@@ -99,39 +99,54 @@ impl<E: Copy> Calendar<E> {
 
     /// Adds an event at `time` (≥ `now`) with sequence number `seq`, which
     /// must exceed every earlier one.
+    #[inline]
     pub fn push(&mut self, now: Ns, time: Ns, seq: u64, event: E) {
         self.len += 1;
         if (time >> SLOT_SHIFT) - (now >> SLOT_SHIFT) >= SLOTS as Ns {
-            self.far.push(Reverse(Far { time, seq, event }));
-            return;
+            return self.push_far(time, seq, event);
         }
         let slot = slot_of(time);
-        let node = Node {
+        let at = self.alloc(Node {
             time,
             seq,
             event,
             next: NIL,
-        };
-        let at = self.alloc(node);
-        // After every node of the slot at or before `time`: equal times keep
-        // their scheduling order (this one has the largest sequence number).
-        let mut prev = NIL;
-        let mut cur = self.heads[slot];
+        });
+        let head = self.heads[slot];
+        if head != NIL && self.nodes[head as usize].time <= time {
+            return self.insert_after_head(slot, at);
+        }
+        // The slot's new earliest event (the common case: a slot holds
+        // one event or none).
+        self.nodes[at as usize].next = head;
+        self.heads[slot] = at;
+        self.bits[slot / 64] |= 1 << (slot % 64);
+        self.summary |= 1 << (slot / 64);
+    }
+
+    #[inline(never)]
+    fn push_far(&mut self, time: Ns, seq: u64, event: E) {
+        self.far.push(Reverse(Far { time, seq, event }));
+    }
+
+    /// Links node `at` into the occupied `slot`, after every node at or
+    /// before its time: equal times keep their scheduling order (this one
+    /// has the largest sequence number).
+    #[inline(never)]
+    fn insert_after_head(&mut self, slot: usize, at: u32) {
+        let time = self.nodes[at as usize].time;
+        let mut prev = self.heads[slot];
+        let mut cur = self.nodes[prev as usize].next;
         while cur != NIL && self.nodes[cur as usize].time <= time {
             prev = cur;
             cur = self.nodes[cur as usize].next;
         }
         self.nodes[at as usize].next = cur;
-        if prev == NIL {
-            self.heads[slot] = at;
-        } else {
-            self.nodes[prev as usize].next = at;
-        }
-        self.bits[slot / 64] |= 1 << (slot % 64);
-        self.summary |= 1 << (slot / 64);
+        self.nodes[prev as usize].next = at;
     }
 
     /// Removes and returns the earliest event (`now` is the present).
+    #[inline]
     pub fn pop(&mut self, now: Ns) -> Option<(Ns, E)> {
         match self.earliest(now)? {
             Head::Wheel(slot) => {
@@ -167,6 +182,7 @@ impl<E: Copy> Calendar<E> {
 
     /// Where the earliest event is: the wheel's first occupied slot at or
     /// after the present, or the far heap, whichever head comes first.
+    #[inline]
     fn earliest(&self, now: Ns) -> Option<Head> {
         let wheel = self.first_slot(slot_of(now));
         let far = self.far.peek().map(|f| (f.0.time, f.0.seq));
@@ -187,6 +203,7 @@ impl<E: Copy> Calendar<E> {
 
     /// The first occupied slot at or after `from`, going round the wheel:
     /// slots before `from` hold the latest times of the horizon.
+    #[inline]
     fn first_slot(&self, from: usize) -> Option<usize> {
         if self.summary == 0 {
             return None;
@@ -207,6 +224,7 @@ impl<E: Copy> Calendar<E> {
         Some(w * 64 + self.bits[w].trailing_zeros() as usize)
     }
 
+    #[inline]
     fn alloc(&mut self, node: Node<E>) -> u32 {
         if self.free == NIL {
             self.nodes.push(node);

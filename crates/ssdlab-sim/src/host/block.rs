@@ -81,7 +81,10 @@ pub struct HostCounters {
 }
 
 struct Tracked {
-    bios: Vec<Bio>,
+    /// The bio that started the request, and those merged into it since
+    /// (most requests have none: no allocation for them).
+    first: Bio,
+    merged: Vec<Bio>,
     hq: u32,
     /// Set once dispatched.
     rq: Option<Request>,
@@ -229,7 +232,7 @@ impl BlockLayer {
             .tracked
             .get_mut(&rid)
             .expect("merged into a tracked request");
-        t.bios.push(bio.clone());
+        t.merged.push(bio.clone());
         self.counters.merges += 1;
         true
     }
@@ -242,7 +245,8 @@ impl BlockLayer {
         self.counters.requests += 1;
         let rq = request_of(&bio, u64::from(rid), now);
         let tracked = Tracked {
-            bios: vec![bio],
+            first: bio,
+            merged: Vec::new(),
             hq,
             rq: None,
         };
@@ -391,7 +395,11 @@ impl BlockLayer {
         self.device_inflight[hq] -= 1;
         let tag_hq = hq;
         self.tags_used[tag_hq] -= 1;
-        for bio in t.bios {
+        self.done.push(BioDone {
+            bio: t.first,
+            time: now,
+        });
+        for bio in t.merged {
             self.done.push(BioDone { bio, time: now });
         }
         self.admit_tag_waiters(tag_hq as u32, now);

@@ -56,19 +56,22 @@ impl SimSsd {
         let mut first_in_block = None;
         // Reads a host waits for go before the controller's own prefetches.
         let demand_only = self.read_ahead.is_some() && self.has_host_read(die);
-        while i < self.dies[die.index()].reads.len() && looked < 16 && sensed.len() < max_planes {
-            looked += 1;
-            let tx = self.dies[die.index()].reads[i];
-            if demand_only && tx.read_for == ReadFor::Prefetch {
-                i += 1;
-                continue;
-            }
-            // Skip on the address the read was queued with; only a read that
-            // fits is looked up again.
-            if !may_take_read(&sensed, first_in_block, &tx) {
-                i += 1;
-                continue;
-            }
+        while looked < 16 && sensed.len() < max_planes {
+            // Reads that cannot join are passed over with no other effect:
+            // find the next one that can, within the reads left to look at.
+            // Skip on the address the read was queued with; only a read
+            // that fits is looked up again.
+            let fits = |tx: &ReadTx| {
+                !(demand_only && tx.read_for == ReadFor::Prefetch)
+                    && may_take_read(&sensed, first_in_block, tx)
+            };
+            let queue = &self.dies[die.index()].reads;
+            let Some(skipped) = queue.range(i..).take(16 - looked).position(fits) else {
+                break;
+            };
+            looked += skipped + 1;
+            i += skipped;
+            let tx = queue[i];
             // Re-resolve: the page may have been rewritten or moved since.
             let mapped = if self.buffer.holds(tx.lpa) {
                 None
