@@ -51,6 +51,7 @@ impl ClosedLoop {
             rng: ChaCha8Rng::seed_from_u64(self.seed),
             hist: latency_histogram(),
             submitted_at: vec![0; self.qd as usize],
+            page_size: sim.device().info().page_size,
             issued: 0,
             done: 0,
         };
@@ -70,6 +71,8 @@ struct LoadState<'a> {
     rng: ChaCha8Rng,
     hist: Histogram<u64>,
     submitted_at: Vec<Ns>,
+    /// Bytes of a command (one page), read once: `info()` builds a name.
+    page_size: u32,
     issued: u64,
     done: u64,
 }
@@ -81,7 +84,7 @@ impl LoadState<'_> {
             op: self.spec.op,
             lpa: Lpn(self.rng.gen_range(0..self.spec.span)),
             pages: 1,
-            bytes: cx.device().info().page_size,
+            bytes: self.page_size,
             sq: 0,
         };
         self.submitted_at[tag as usize] = cx.now();
