@@ -10,7 +10,10 @@ use super::ids::{Lpn, SlotId};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
-#[derive(Debug, Clone, Default)]
+/// A buffered page: 12 bytes, so that a buffer of tens of thousands of
+/// pages keeps its table in the CPU's cache (every host write and every
+/// flush looks its page up).
+#[derive(Debug, Clone, Copy, Default)]
 struct Entry {
     /// Version to program next (the latest written).
     version: u32,
@@ -21,8 +24,6 @@ struct Entry {
     /// Written again (or trimmed) while flushing: re-flush (or drop) at commit.
     dirty_again: bool,
     trimmed: bool,
-    /// Write-through only: command slots waiting for a version to commit.
-    waiters: Vec<(SlotId, u32)>,
 }
 
 /// What the commit of a flushed page did to its buffer entry.
@@ -38,6 +39,9 @@ pub struct Committed {
 
 pub struct WriteBuffer {
     entries: FxHashMap<Lpn, Entry>,
+    /// Write-through only: command slots waiting for a version of a page
+    /// to commit.
+    waiters: FxHashMap<Lpn, Vec<(SlotId, u32)>>,
     capacity: u32,
     /// Writes waiting for a free slot: (command slot, lpa).
     waiting: VecDeque<(SlotId, Lpn)>,
@@ -47,6 +51,7 @@ impl WriteBuffer {
     pub fn new(capacity_pages: u32) -> Self {
         WriteBuffer {
             entries: FxHashMap::default(),
+            waiters: FxHashMap::default(),
             capacity: capacity_pages,
             waiting: VecDeque::new(),
         }
@@ -109,7 +114,7 @@ impl WriteBuffer {
             e.dirty_again = true;
         }
         if through {
-            e.waiters.push((slot, version));
+            self.waiters.entry(lpa).or_default().push((slot, version));
         }
         fresh
     }
@@ -134,14 +139,17 @@ impl WriteBuffer {
             unreachable!("flushing page {lpa} has no buffer entry");
         };
         e.flushing = false;
-        let (ready, rest): (Vec<_>, Vec<_>) = e.waiters.drain(..).partition(|&(_, v)| v <= version);
-        e.waiters = rest;
+        let ready = take_waiters(&mut self.waiters, lpa, |v| v <= version);
         let flush_again = e.dirty_again && !e.trimmed;
         let trimmed = e.trimmed;
         if flush_again {
             e.dirty_again = false;
         } else {
+            // Waiters of a later version leave with the entry.
             self.entries.remove(&lpa);
+            if !self.waiters.is_empty() {
+                self.waiters.remove(&lpa);
+            }
         }
         Committed {
             trimmed,
@@ -158,15 +166,34 @@ impl WriteBuffer {
             return Vec::new();
         };
         if !e.flushing {
-            let superseded = std::mem::take(&mut e.waiters);
             self.entries.remove(&lpa);
-            return superseded;
+            return self.waiters.remove(&lpa).unwrap_or_default();
         }
         e.trimmed = true;
         e.dirty_again = false;
         let inflight = e.inflight_version;
-        let (wait, done): (Vec<_>, Vec<_>) = e.waiters.drain(..).partition(|&(_, v)| v <= inflight);
-        e.waiters = wait;
-        done
+        take_waiters(&mut self.waiters, lpa, |v| v <= inflight)
     }
+}
+
+/// Removes and returns `lpa`'s waiters whose version passes `done`, in
+/// order (the rest keep waiting).
+fn take_waiters(
+    waiters: &mut FxHashMap<Lpn, Vec<(SlotId, u32)>>,
+    lpa: Lpn,
+    done: impl Fn(u32) -> bool,
+) -> Vec<(SlotId, u32)> {
+    if waiters.is_empty() {
+        return Vec::new();
+    }
+    let Some(list) = waiters.get_mut(&lpa) else {
+        return Vec::new();
+    };
+    let (ready, rest): (Vec<_>, Vec<_>) = list.drain(..).partition(|&(_, v)| done(v));
+    if rest.is_empty() {
+        waiters.remove(&lpa);
+    } else {
+        *list = rest;
+    }
+    ready
 }
