@@ -1,7 +1,7 @@
 //! Die scheduling: starting an idle die's next operation in the die
 //! scheduler's order, timing variation, and finishing array operations.
 
-use super::{DevEvent, DieOp, JobKind, PageData, SimSsd};
+use super::{host_pages, DevEvent, DieOp, JobKind, SimSsd};
 use crate::engine::{Ns, Timers};
 use crate::ssd::config::SlcCache;
 use crate::ssd::die_sched::{DieView, DieWork};
@@ -154,10 +154,8 @@ impl SimSsd {
             DieOp::Program { items, .. } => {
                 // The old copies' reverse-map entries, all at once (their
                 // forward-map entries were asked for when the program began).
-                for &(data, _, _) in &items {
-                    if let PageData::Host(lpa) = data {
-                        self.ftl.prefetch_commit(lpa);
-                    }
+                for lpa in host_pages(&items) {
+                    self.ftl.prefetch_commit(lpa);
                 }
                 for (data, ppa, version) in items {
                     self.commit_flush(data, ppa, version, now, q);

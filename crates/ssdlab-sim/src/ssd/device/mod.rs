@@ -201,6 +201,14 @@ enum PageData {
 /// One page program in flight: what it writes, where, and the version.
 type ProgramItem = (PageData, Ppn, u32);
 
+/// The host pages a program writes (mapping-table pages left out).
+fn host_pages(items: &[ProgramItem]) -> impl Iterator<Item = Lpn> + '_ {
+    items.iter().filter_map(|&(data, _, _)| match data {
+        PageData::Host(lpa) => Some(lpa),
+        PageData::MapTable => None,
+    })
+}
+
 /// A page waiting to be flushed and when it was queued.
 type Flush = (PageData, Ns);
 

@@ -202,10 +202,8 @@ impl SimSsd {
         }
         // The commits at the program's end look these pages up in the
         // forward map: start bringing the entries in now.
-        for &(data, _, _) in &items {
-            if let PageData::Host(lpa) = data {
-                self.ftl.prefetch(lpa);
-            }
+        for lpa in host_pages(&items) {
+            self.ftl.prefetch(lpa);
         }
         self.counters.flash_programs += planes as u64;
         if planes > 1 {
