@@ -86,10 +86,11 @@ impl SimSsd {
                 self.deliver(tx, now + self.cfg.controller.dram_ns, q);
                 continue;
             };
-            let tx = if ppa == tx.ppa {
-                tx
-            } else {
+            let moved = ppa != tx.ppa;
+            let tx = if moved {
                 tx.moved_to(ppa, &self.layout)
+            } else {
+                tx
             };
             let owner = self.layout.die_of_plane(tx.plane);
             if owner != die {
@@ -98,7 +99,8 @@ impl SimSsd {
                 self.wake_for_read(owner, now, q);
                 continue;
             }
-            if ppa != self.dies[die.index()].reads[i].ppa {
+            if moved {
+                // Its new address may no longer suit the read being built.
                 self.dies[die.index()].reads[i] = tx;
                 if !may_take_read(&sensed, first_in_block, &tx) {
                     i += 1;
