@@ -121,6 +121,10 @@ struct K2Common {
     jobs: usize,
     #[arg(long, default_value = "consumer-tlc-250g")]
     device: String,
+    /// Host settings (TOML, the keys of docs/model.md, "Host path");
+    /// default: the K2 study's host, examples/k2/host.toml.
+    #[arg(long)]
+    host: Option<PathBuf>,
     #[arg(long, default_value_t = 1)]
     seed: u64,
 }
@@ -131,6 +135,25 @@ impl K2Common {
             return Err(InputError::invalid("--jobs", "must be at least 1"));
         }
         Ok(())
+    }
+
+    /// The device of `--device` and the host of `--host` (else the K2
+    /// study's own).
+    fn load(
+        &self,
+    ) -> Result<
+        (
+            ssdlab_sim::ssd::config::SsdConfig,
+            ssdlab_sim::host::HostConfig,
+        ),
+        InputError,
+    > {
+        let device = Preset::load(&self.device)?.device;
+        let host = match &self.host {
+            Some(path) => ssdlab_studies::setup::load_host(Some(path), Default::default())?,
+            None => ssdlab_studies::k2::k2_host(),
+        };
+        Ok((device, host))
     }
 }
 
@@ -183,7 +206,7 @@ fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
     if runtime == 0 {
         return Err(InputError::invalid("--runtime", "must be at least 1"));
     }
-    let Preset { device, host } = Preset::load(&a.common.device)?;
+    let (device, host) = a.common.load()?;
     let env = RunEnv {
         out: &a.out,
         threads: a.common.jobs,
@@ -308,7 +331,7 @@ fn run_k2(a: K2Args) -> Result<(), InputError> {
             return Err(InputError::invalid(name, "must be at least 1"));
         }
     }
-    let Preset { device, host } = Preset::load(&a.common.device)?;
+    let (device, host) = a.common.load()?;
     let opts = StudyOptions {
         plan,
         out: a.out.clone(),

@@ -37,6 +37,7 @@ fn tiny(variant: u8, policy: &str) -> SsdConfig {
             read_ns: 10_000,
             program_ns: 50_000,
             erase_ns: 300_000,
+            fold_idle_ns: if variant & 32 != 0 { 200_000 } else { 0 },
         });
     }
     if variant & 16 != 0 {
@@ -56,6 +57,9 @@ fn tiny(variant: u8, policy: &str) -> SsdConfig {
         cfg.timing.spread = 0.3;
         cfg.timing.independent_plane_reads = variant & 1 != 0;
         cfg.controller.read_page_ns = 2_000;
+        cfg.controller.read_command_ns = 3_000;
+        cfg.controller.firmware_cores = 2;
+        cfg.controller.submission_queues = 2;
         cfg.buffer.gather_ns = 100_000;
         cfg.gc.pacing = true;
         cfg.ftl.map_journal = Some(ssdlab_sim::ssd::config::MapJournal {

@@ -137,7 +137,8 @@ pub fn run(opts: &BenchOptions) -> Result<BenchReport, InputError> {
 }
 
 /// The K2 study's random-read job file (3 async jobs at QD 32 + 1 RT sync
-/// job) under `none` on consumer-tlc-250g at 50% occupancy, for `secs`
+/// job) under `none` on consumer-tlc-250g and the K2 study's host at 50%
+/// occupancy, for `secs`
 /// simulated seconds. Returns the figures and requests per wall-second of
 /// the run itself (preconditioning excluded).
 fn fio_figure(secs: u64, seed: u64) -> Result<(FioFigures, f64), InputError> {
@@ -145,9 +146,9 @@ fn fio_figure(secs: u64, seed: u64) -> Result<(FioFigures, f64), InputError> {
         .replace("runtime=100s", &format!("runtime={secs}s"));
     let jobfile = ssdlab_fio::parse_str(&text, "examples/k2/randread.fio", &|_| None)
         .map_err(|e| InputError::invalid("examples/k2/randread.fio", e.to_string()))?;
-    let Preset { device, host } = Preset::load("consumer-tlc-250g")?;
+    let device = Preset::load("consumer-tlc-250g")?.device;
     let setup = RunSetup {
-        host,
+        host: crate::k2::k2_host(),
         device,
         scheduler: "none".into(),
         occupancy: 0.5,

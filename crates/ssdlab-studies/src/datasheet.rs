@@ -58,23 +58,48 @@ struct DatasheetRun {
     measures: Vec<Measure>,
 }
 
+/// The test file the read and random-write runs work on, GiB: written
+/// sequentially just before (as CrystalDiskMark and IOmeter prepare
+/// theirs), so it sits where a fresh drive puts new data.
+const TEST_FILE_GIB: u32 = 2;
+
+/// A data-sheet job: 128 KiB or 4 KiB at QD 32, `numjobs` threads on one
+/// `size` region, for `seconds`.
 fn job(name: &str, rw: &str, bs: &str, numjobs: u32, seconds: u64, size: &str) -> String {
     format!(
-        "[global]\nioengine=libaio\ndirect=1\ntime_based=1\nruntime={seconds}\niodepth=32\nsize={size}\n\n[{name}]\nrw={rw}\nbs={bs}\nnumjobs={numjobs}\n"
+        "[global]\nioengine=libaio\ndirect=1\niodepth=32\n\n[{name}]\nrw={rw}\nbs={bs}\nnumjobs={numjobs}\nsize={size}\ntime_based=1\nruntime={seconds}\n"
     )
 }
 
-fn mb_per_s(r: &RunResult) -> f64 {
+/// `job` on the test file, after a sequential write of it (the `prep` job,
+/// not measured).
+fn on_test_file(name: &str, rw: &str, bs: &str, numjobs: u32, seconds: u64) -> String {
+    let size = format!("{TEST_FILE_GIB}g");
+    let measured = job(name, rw, bs, numjobs, seconds, &size);
+    let body = measured.split_once("\n\n").map_or("", |(_, b)| b);
+    format!(
+        "[global]\nioengine=libaio\ndirect=1\niodepth=32\n\n[prep]\nrw=write\nbs=128k\nsize={size}\n\n{}stonewall\n",
+        body
+    )
+}
+
+/// The measured jobs' reports (the test file's preparation left out).
+fn measured(r: &RunResult) -> impl Iterator<Item = &ssdlab_metrics::stats::JobReport> {
     r.stats
         .iter()
-        .map(|s| (s.report.read.bw_bytes() + s.report.write.bw_bytes()) as f64 / 1e6)
+        .map(|s| &s.report)
+        .filter(|rep| rep.jobname != "prep")
+}
+
+fn mb_per_s(r: &RunResult) -> f64 {
+    measured(r)
+        .map(|rep| (rep.read.bw_bytes() + rep.write.bw_bytes()) as f64 / 1e6)
         .sum()
 }
 
 fn iops(r: &RunResult) -> f64 {
-    r.stats
-        .iter()
-        .map(|s| s.report.read.iops() + s.report.write.iops())
+    measured(r)
+        .map(|rep| rep.read.iops() + rep.write.iops())
         .sum()
 }
 
@@ -132,10 +157,10 @@ fn runs() -> Vec<DatasheetRun> {
     vec![
         DatasheetRun {
             name: "seqread",
-            job: job("seqread", "read", "128k", 1, 2, "100g"),
-            occupancy: 0.5,
+            job: on_test_file("seqread", "read", "128k", 1, 2),
+            occupancy: 0.0,
             measures: one(
-                "sequential read, 128 KiB, QD 32 (half-full drive)",
+                "sequential read, 128 KiB, QD 32 (2 GiB test file)",
                 "MB/s",
                 3500.0,
                 mb_per_s,
@@ -173,10 +198,10 @@ fn runs() -> Vec<DatasheetRun> {
         },
         DatasheetRun {
             name: "randread",
-            job: job("randread", "randread", "4k", 4, 2, "100g"),
-            occupancy: 0.5,
+            job: on_test_file("randread", "randread", "4k", 4, 2),
+            occupancy: 0.0,
             measures: one(
-                "random read, 4 KiB, QD 32 × 4 jobs (half-full drive)",
+                "random read, 4 KiB, QD 32 × 4 jobs (2 GiB test file)",
                 "IOPS",
                 250_000.0,
                 iops,
@@ -184,10 +209,10 @@ fn runs() -> Vec<DatasheetRun> {
         },
         DatasheetRun {
             name: "randwrite",
-            job: job("randwrite", "randwrite", "4k", 4, 2, "100g"),
+            job: on_test_file("randwrite", "randwrite", "4k", 4, 2),
             occupancy: 0.0,
             measures: one(
-                "random write, 4 KiB, QD 32 × 4 jobs (fresh drive)",
+                "random write, 4 KiB, QD 32 × 4 jobs (2 GiB test file)",
                 "IOPS",
                 550_000.0,
                 iops,
@@ -199,16 +224,18 @@ fn runs() -> Vec<DatasheetRun> {
 /// Runs the data-sheet jobs on `preset` (under `none`, the preset's own
 /// host) on `threads` threads and returns the table.
 pub fn run(preset_name: &str, seed: u64, threads: usize) -> Result<Vec<Row>, InputError> {
-    if !KNOWN.contains(&preset_name) {
+    let preset = Preset::load(preset_name)?;
+    // A preset file may stand for a known drive under its own `name`.
+    if !KNOWN.contains(&preset.device.name.as_str()) {
         return Err(InputError::invalid(
             "PRESET",
             format!(
-                "no data sheet is known for '{preset_name}' (known: {})",
+                "no data sheet is known for '{}' (known: {})",
+                preset.device.name,
                 KNOWN.join(", ")
             ),
         ));
     }
-    let preset = Preset::load(preset_name)?;
     let mut runs = runs();
     // The longest first, so that the others fill the second thread.
     runs.sort_by_key(|r| r.name != "sustained");

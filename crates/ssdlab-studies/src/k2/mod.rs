@@ -69,13 +69,27 @@ pub fn reproduce(
     })
 }
 
-/// Which host settings a report's runs used (always the preset's: a study
-/// takes no `--host`), for its preamble.
-pub fn host_description(host: &ssdlab_sim::host::HostConfig) -> &'static str {
-    if *host == ssdlab_sim::host::HostConfig::default() {
-        "host defaults (docs/model.md)"
+/// The host file of the K2 study: Park and Lee's i5-9400 with Linux, the
+/// K2 module and fio 3.25. The studies run on it unless given another.
+pub const K2_HOST_FILE: &str = "examples/k2/host.toml";
+
+/// The settings of `K2_HOST_FILE`.
+pub fn k2_host() -> ssdlab_sim::host::HostConfig {
+    ssdlab_sim::host::HostConfig::from_toml(
+        include_str!("../../../../examples/k2/host.toml"),
+        K2_HOST_FILE,
+    )
+    .expect("the K2 host file is valid")
+}
+
+/// Which host settings a report's runs used, for its preamble.
+pub fn host_description(host: &ssdlab_sim::host::HostConfig) -> String {
+    if *host == k2_host() {
+        format!("the K2 study's host (`{K2_HOST_FILE}`)")
+    } else if *host == ssdlab_sim::host::HostConfig::default() {
+        "host defaults (docs/model.md)".into()
     } else {
-        "the preset's host settings"
+        "the host file given with --host".into()
     }
 }
 

@@ -45,12 +45,19 @@ impl SsdConfig {
                 "controller.submission_queues",
                 self.controller.submission_queues as u64,
             ),
+            (
+                "controller.firmware_cores",
+                self.controller.firmware_cores as u64,
+            ),
             ("controller.link_mbs", self.controller.link_mbs),
         ];
         for (key, v) in positive {
             if v == 0 {
                 err(key, "must be greater than zero".into());
             }
+        }
+        if self.controller.firmware_cores > 256 {
+            err("controller.firmware_cores", "must be at most 256".into());
         }
         if !g.page_size.is_multiple_of(512) {
             err(
@@ -308,6 +315,7 @@ impl SsdConfig {
             ("controller.completion_ns", c.completion_ns),
             ("controller.dram_ns", c.dram_ns),
             ("controller.read_page_ns", c.read_page_ns),
+            ("controller.read_command_ns", c.read_command_ns),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
@@ -322,6 +330,7 @@ impl SsdConfig {
         if let Some(slc) = &self.slc_cache {
             let longest = slc.read_ns.max(slc.program_ns).max(slc.erase_ns);
             all.push(("slc_cache".into(), longest));
+            all.push(("slc_cache.fold_idle_ns".into(), slc.fold_idle_ns));
         }
         all
     }

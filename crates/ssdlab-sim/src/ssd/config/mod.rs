@@ -147,18 +147,29 @@ pub struct Controller {
     pub queue_depth: u32,
     /// Number of NVMe submission queues served round-robin.
     pub submission_queues: u32,
-    /// Controller firmware time to fetch and decode one command (serial).
+    /// Controller firmware time to fetch and decode one command (serial on
+    /// its firmware core).
     pub command_ns: u64,
+    /// Firmware cores that decode commands; submission queue `i` is served
+    /// by core `i mod firmware_cores` (NVMe queues exist so that cores can
+    /// work on them in parallel).
+    #[serde(default = "one")]
+    pub firmware_cores: u32,
     /// Time to post a completion entry and raise the interrupt.
     pub completion_ns: u64,
     /// Host link payload bandwidth in MB/s, each direction (PCIe is full duplex).
     pub link_mbs: u64,
     /// DRAM access for a buffer hit or a buffered write.
     pub dram_ns: u64,
-    /// Controller time per page read from flash (mapping lookup and ECC
-    /// decode), serial across the controller (0 = none).
+    /// Controller time per page read from flash (ECC decode), serial across
+    /// the controller (0 = none).
     #[serde(default)]
     pub read_page_ns: u64,
+    /// Extra firmware time of a read command on the serial command path
+    /// (mapping lookups, flash command issue, DMA set-up), once per command
+    /// whatever its length (0 = none).
+    #[serde(default)]
+    pub read_command_ns: u64,
     /// Read-ahead for sequential read streams (absent = none).
     #[serde(default)]
     pub read_ahead: Option<ReadAhead>,
@@ -192,10 +203,12 @@ impl Default for Controller {
             queue_depth: 1024,
             submission_queues: 1,
             command_ns: 1_000,
+            firmware_cores: 1,
             completion_ns: 1_000,
             link_mbs: 3_200,
             dram_ns: 1_000,
             read_page_ns: 0,
+            read_command_ns: 0,
             read_ahead: None,
             die_scheduler: default_die_scheduler(),
         }
@@ -235,6 +248,20 @@ pub struct SlcCache {
     pub read_ns: u64,
     pub program_ns: u64,
     pub erase_ns: u64,
+    /// Folding starts only once no command has been outstanding for this
+    /// long (0: whenever a die has nothing else to do).
+    #[serde(default)]
+    pub fold_idle_ns: u64,
+}
+
+impl SlcCache {
+    /// Flash pages one SLC-mode program writes: the NAND pages of one
+    /// wordline. A native one-shot program writes `one_shot_pages` flash
+    /// pages on a wordline of `bits_per_cell` NAND pages, so one SLC page
+    /// is `one_shot_pages / bits_per_cell` flash pages (at least one).
+    pub fn program_pages(&self, one_shot_pages: u32) -> u32 {
+        (one_shot_pages / self.bits_per_cell.max(1)).max(1)
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -51,10 +51,17 @@ impl SimSsd {
             self.rr = (sq + 1) % n;
             let cmd = self.sqs[sq].pop_front().expect("non-empty queue");
             self.outstanding += 1;
+            self.idle_since = None;
             self.counters.commands += 1;
             let slot = self.alloc_slot(cmd);
-            self.ctrl_busy = self.ctrl_busy.max(now) + self.cfg.controller.command_ns;
-            let mut ready = self.ctrl_busy;
+            let mut firmware = self.cfg.controller.command_ns;
+            if cmd.op == Dir::Read {
+                firmware += self.cfg.controller.read_command_ns;
+            }
+            let cores = self.ctrl_busy.len();
+            let core = &mut self.ctrl_busy[sq % cores];
+            *core = (*core).max(now) + firmware;
+            let mut ready = *core;
             if cmd.op == Dir::Write {
                 let per_page = self.slots[slot.index()].link_ns_per_page as u64;
                 self.link_in_busy = self.link_in_busy.max(ready) + per_page * cmd.pages as u64;
@@ -126,6 +133,13 @@ impl SimSsd {
                 }
             }
             DevEvent::GatherDue => self.on_gather_due(now, q),
+            DevEvent::FoldDue { gen } => {
+                if gen == self.idle_gen && self.idle_since.is_some() {
+                    for d in self.idle_dies_channel_first() {
+                        self.try_start(d, now, q);
+                    }
+                }
+            }
             DevEvent::CmdComplete(slot) => {
                 let s = &self.slots[slot.index()];
                 self.completions.push(IoCompletion {
@@ -135,7 +149,22 @@ impl SimSsd {
                 self.free_slots.push(slot);
                 self.outstanding -= 1;
                 self.fetch(now, q);
+                if self.outstanding == 0 {
+                    self.drive_idle(now, q);
+                }
             }
+        }
+    }
+
+    /// No command is outstanding from `now`: folding may start once the
+    /// drive has stayed idle for `slc_cache.fold_idle_ns`.
+    fn drive_idle(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
+        self.idle_since = Some(now);
+        self.idle_gen = self.idle_gen.wrapping_add(1);
+        let wait = self.cfg.slc_cache.as_ref().map_or(0, |s| s.fold_idle_ns);
+        if wait > 0 {
+            let gen = self.idle_gen;
+            q.schedule(now + wait, DevEvent::FoldDue { gen });
         }
     }
 

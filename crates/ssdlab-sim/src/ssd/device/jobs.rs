@@ -88,6 +88,9 @@ impl SimSsd {
 
     /// Background folding of the SLC cache, when the die has nothing else.
     pub(super) fn next_fold(&mut self, die: DieId) -> Option<Job> {
+        if !self.may_fold() {
+            return None;
+        }
         if let Some(job) = self.dies[die.index()].paused_fold.take() {
             return Some(job);
         }
@@ -105,6 +108,13 @@ impl SimSsd {
             }
         }
         None
+    }
+
+    /// Folding waits for an idle drive when `slc_cache.fold_idle_ns` is set,
+    /// as firmware that migrates its SLC cache in idle time does.
+    fn may_fold(&self) -> bool {
+        let wait = self.cfg.slc_cache.as_ref().map_or(0, |s| s.fold_idle_ns);
+        wait == 0 || self.idle_since.is_some_and(|t| self.clock >= t + wait)
     }
 
     /// Relocates the victim's valid pages in the maps now and returns the job

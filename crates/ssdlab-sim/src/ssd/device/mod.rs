@@ -84,6 +84,9 @@ pub enum DevEvent {
     CmdComplete(SlotId),
     /// Buffered pages have waited `buffer.gather_ns`: partial programs may go.
     GatherDue,
+    /// The drive has been idle for `slc_cache.fold_idle_ns` since the idle
+    /// period `gen` began: folding may start.
+    FoldDue { gen: u32 },
 }
 
 /// What the device has counted, as a snapshot.
@@ -295,9 +298,14 @@ pub struct SimSsd {
     sqs: Vec<VecDeque<IoCommand>>,
     rr: usize,
     outstanding: u32,
+    /// Since when no command has been outstanding (None while busy).
+    idle_since: Option<Ns>,
+    /// Counts idle periods; a `FoldDue` of an earlier one is stale.
+    idle_gen: u32,
     slots: Vec<Slot>,
     free_slots: Vec<SlotId>,
-    ctrl_busy: Ns,
+    /// When each firmware core is next free.
+    ctrl_busy: Vec<Ns>,
     /// The controller's read path (decode) is busy until then.
     decode_busy: Ns,
     link_in_busy: Ns,
@@ -366,9 +374,11 @@ impl SimSsd {
             sqs: vec![VecDeque::new(); cfg.controller.submission_queues as usize],
             rr: 0,
             outstanding: 0,
+            idle_since: Some(0),
+            idle_gen: 0,
             slots: Vec::new(),
             free_slots: Vec::new(),
-            ctrl_busy: 0,
+            ctrl_busy: vec![0; cfg.controller.firmware_cores as usize],
             decode_busy: 0,
             link_in_busy: 0,
             link_out_busy: 0,

@@ -123,14 +123,15 @@ impl SimSsd {
         }
     }
 
-    /// Pages a host program on `plane` writes at once: whole flash pages, one
-    /// per SLC-mode program, `one_shot_pages` per native one.
+    /// Pages a host program on `plane` writes at once: whole flash pages,
+    /// one wordline's worth per SLC-mode program, `one_shot_pages` per
+    /// native one.
     pub(super) fn program_pages(&self, plane: PlaneId) -> usize {
         let units = self.layout.units_per_flash_page;
-        let pages = if self.ftl.host_goes_to_slc(plane) {
-            1
-        } else {
-            self.cfg.timing.one_shot_pages
+        let one_shot = self.cfg.timing.one_shot_pages;
+        let pages = match &self.cfg.slc_cache {
+            Some(slc) if self.ftl.host_goes_to_slc(plane) => slc.program_pages(one_shot),
+            _ => one_shot,
         };
         (units * pages) as usize
     }
