@@ -38,6 +38,7 @@ fn tiny(variant: u8, policy: &str) -> SsdConfig {
             program_ns: 50_000,
             erase_ns: 300_000,
             fold_idle_ns: if variant & 32 != 0 { 200_000 } else { 0 },
+            dynamic_blocks_per_plane: if variant & 2 != 0 { 3 } else { 0 },
         });
     }
     if variant & 16 != 0 {

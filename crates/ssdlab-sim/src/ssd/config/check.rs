@@ -275,6 +275,13 @@ impl SsdConfig {
                     ),
                 );
             }
+            let native = (g.blocks_per_plane as u64).saturating_sub(slc.blocks_per_plane as u64);
+            if slc.dynamic_blocks_per_plane as u64 > native / 2 {
+                err(
+                    "slc_cache.dynamic_blocks_per_plane",
+                    format!("must be at most {} (half the native blocks)", native / 2),
+                );
+            }
             let slc_pages = g.pages_per_block() / slc.bits_per_cell.max(1);
             if slc.bits_per_cell >= 2
                 && (slc_pages == 0 || !slc_pages.is_multiple_of(g.units_per_flash_page()))

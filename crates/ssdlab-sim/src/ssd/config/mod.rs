@@ -248,8 +248,15 @@ pub struct SlcCache {
     pub read_ns: u64,
     pub program_ns: u64,
     pub erase_ns: u64,
-    /// Folding starts only once no command has been outstanding for this
-    /// long (0: whenever a die has nothing else to do).
+    /// The cache's dynamic part: the most free native blocks of a plane
+    /// used in SLC mode at once, while the plane has free blocks beyond
+    /// GC's soft threshold (so it shrinks as the drive fills; 0 = a
+    /// static cache only).
+    #[serde(default)]
+    pub dynamic_blocks_per_plane: u32,
+    /// A cache with free room is folded only once no command has been
+    /// outstanding for this long; a full one whenever a die has nothing
+    /// else to do (0: always the latter).
     #[serde(default)]
     pub fold_idle_ns: u64,
 }

@@ -88,13 +88,16 @@ impl SimSsd {
 
     /// Background folding of the SLC cache, when the die has nothing else.
     pub(super) fn next_fold(&mut self, die: DieId) -> Option<Job> {
-        if !self.may_fold() {
-            return None;
-        }
         if let Some(job) = self.dies[die.index()].paused_fold.take() {
             return Some(job);
         }
+        let idle = self.drive_idle_long_enough();
         for plane in self.planes_of(die) {
+            // A cache with room waits for idle time; a full one folds
+            // whenever the die has nothing else to do.
+            if !idle && self.ftl.host_goes_to_slc(plane) {
+                continue;
+            }
             let Some(victim) = self.ftl.fold_candidate(plane) else {
                 continue;
             };
@@ -110,9 +113,9 @@ impl SimSsd {
         None
     }
 
-    /// Folding waits for an idle drive when `slc_cache.fold_idle_ns` is set,
-    /// as firmware that migrates its SLC cache in idle time does.
-    fn may_fold(&self) -> bool {
+    /// Whether the drive has been idle for `slc_cache.fold_idle_ns` (always
+    /// true when that is 0).
+    fn drive_idle_long_enough(&self) -> bool {
         let wait = self.cfg.slc_cache.as_ref().map_or(0, |s| s.fold_idle_ns);
         wait == 0 || self.idle_since.is_some_and(|t| self.clock >= t + wait)
     }

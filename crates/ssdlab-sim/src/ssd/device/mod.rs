@@ -19,7 +19,7 @@ use super::alloc::{make_policy as make_allocation, AllocationPolicy};
 use super::buffer::WriteBuffer;
 use super::config::{GcExecution, SsdConfig};
 use super::die_sched::{self, DieScheduler};
-use super::ftl::{Ftl, FtlCounters, Stream};
+use super::ftl::{Ftl, FtlCounters, SlcLending, Stream};
 use super::gc::trigger::{make_trigger, GcTrigger, TriggerCtx};
 use super::gc::{make_policy, GcPolicy};
 use super::ids::{BlockId, DieId, Lpn, PlaneId, Ppn, SlotId};
@@ -335,7 +335,13 @@ impl SimSsd {
             .slc_cache
             .as_ref()
             .map(|s| (s.blocks_per_plane, s.bits_per_cell));
-        let ftl = Ftl::new(layout.clone(), slc, reserve, check);
+        let mut ftl = Ftl::new(layout.clone(), slc, reserve, check);
+        if let Some(s) = &cfg.slc_cache {
+            ftl.set_slc_lending(SlcLending {
+                max_blocks: s.dynamic_blocks_per_plane,
+                keep_free: soft_blocks,
+            });
+        }
         let t = &cfg.timing;
         let bytes_per_us = (t.channel_mts.saturating_mul(t.channel_width_bits) / 8).max(1);
         let page_xfer_ns = (layout.page_size as u64 * 1000).div_ceil(bytes_per_us);

@@ -6,11 +6,13 @@ mod buckets;
 mod integrity;
 pub(crate) mod page_map;
 mod relocate;
+mod slc;
 
 use buckets::BlockLink;
 pub use buckets::BucketIter;
 use integrity::tag;
 use page_map::PageMap;
+pub use slc::SlcLending;
 
 use super::ids::{BlockId, Lpn, PlaneId, Ppn};
 use super::layout::Layout;
@@ -46,6 +48,8 @@ struct PlaneState {
     slc_open: Option<BlockId>,
     /// SLC-mode blocks in the order they filled (the fold order).
     slc_full: VecDeque<BlockId>,
+    /// Native blocks lent to the SLC cache now (its dynamic part).
+    slc_lent: u32,
 }
 
 /// Counters the FTL keeps for reports and for WAF.
@@ -100,6 +104,11 @@ pub struct Ftl {
     planes: Vec<PlaneState>,
     slc_blocks_per_plane: u32,
     slc_pages_per_block: u16,
+    /// Which blocks run in SLC mode now: the static cache, and native
+    /// blocks lent to the cache.
+    slc_mode: Vec<bool>,
+    /// The dynamic cache's limits (none lent while unset).
+    slc_lending: SlcLending,
     /// Free blocks a plane keeps for GC destinations: host allocation stops there.
     host_reserve_blocks: u32,
     /// Host pages written so far: the logical clock for block ages.
@@ -135,10 +144,12 @@ impl Ftl {
             None => (0, ppb as u16),
         };
         let mut planes = vec![PlaneState::default(); layout.planes as usize];
+        let mut slc_mode = vec![false; blocks];
         for (p, ps) in planes.iter_mut().enumerate() {
             for i in 0..layout.blocks_per_plane {
                 let block = layout.block_of_plane(PlaneId(p as u32), i);
                 if i < slc_blocks_per_plane {
+                    slc_mode[block.index()] = true;
                     ps.slc_free.push_back(block);
                 } else {
                     ps.free.push_back(block);
@@ -164,6 +175,8 @@ impl Ftl {
             planes,
             slc_blocks_per_plane,
             slc_pages_per_block,
+            slc_mode,
+            slc_lending: SlcLending::default(),
             host_reserve_blocks: host_reserve_blocks.max(1),
             seq: 0,
             now: 0,
@@ -310,12 +323,6 @@ impl Ftl {
         1.0 - self.total_free_blocks as f64 / self.layout.blocks as f64
     }
 
-    /// Whether the block runs in SLC mode (the SLC write cache).
-    #[inline]
-    pub fn is_slc(&self, block: BlockId) -> bool {
-        self.layout.block_in_plane(block) < self.slc_blocks_per_plane
-    }
-
     #[inline]
     pub fn block_capacity(&self, block: BlockId) -> u16 {
         if self.is_slc(block) {
@@ -335,12 +342,6 @@ impl Ftl {
         self.layout.blocks_per_plane - self.slc_blocks_per_plane
     }
 
-    /// Whether the plane's next host page goes to an SLC-mode block.
-    pub fn host_goes_to_slc(&self, plane: PlaneId) -> bool {
-        let ps = &self.planes[plane.index()];
-        self.slc_blocks_per_plane > 0 && (ps.slc_open.is_some() || !ps.slc_free.is_empty())
-    }
-
     /// Whether the host frontier of `plane` can take one more page.
     pub fn can_write_host(&self, plane: PlaneId) -> bool {
         let ps = &self.planes[plane.index()];
@@ -351,20 +352,6 @@ impl Ftl {
             || !ps.slc_free.is_empty()
             || has_room(ps.host_open)
             || ps.free.len() as u32 > self.host_reserve_blocks
-    }
-
-    /// The oldest full SLC-mode block of a plane, if any (the next to fold).
-    pub fn fold_candidate(&self, plane: PlaneId) -> Option<BlockId> {
-        self.planes[plane.index()].slc_full.front().copied()
-    }
-
-    /// Whether the plane's SLC cache has no free block left.
-    pub fn slc_used_blocks(&self, plane: PlaneId) -> u32 {
-        self.slc_blocks_per_plane - self.planes[plane.index()].slc_free.len() as u32
-    }
-
-    pub fn has_slc(&self) -> bool {
-        self.slc_blocks_per_plane > 0
     }
 
     // ---- allocation ------------------------------------------------------
@@ -388,12 +375,14 @@ impl Ftl {
 
     fn frontier(&mut self, plane: PlaneId, stream: Stream) -> Option<BlockId> {
         let reserve = self.host_reserve_blocks;
-        let ps = &mut self.planes[plane.index()];
         if stream == Stream::Host && self.slc_blocks_per_plane > 0 {
+            let ps = &mut self.planes[plane.index()];
             if let Some(b) = ps.slc_open {
                 return Some(b);
             }
-            if let Some(b) = ps.slc_free.pop_front() {
+            let cached = ps.slc_free.pop_front();
+            if let Some(b) = cached.or_else(|| self.lend_to_slc(plane)) {
+                let ps = &mut self.planes[plane.index()];
                 self.opened_blocks += 1;
                 self.total_free_blocks -= 1;
                 ps.slc_open = Some(b);
@@ -401,6 +390,7 @@ impl Ftl {
                 return Some(b);
             }
         }
+        let ps = &mut self.planes[plane.index()];
         let open = match stream {
             Stream::Host | Stream::HostNative => &mut ps.host_open,
             Stream::Gc => &mut ps.gc_open,

@@ -87,12 +87,10 @@ impl Ftl {
         self.total_free_blocks += 1;
         self.counters.erases += 1;
         let plane = self.layout.plane_of_block(victim);
-        let slc = self.is_slc(victim);
-        let ps = &mut self.planes[plane.index()];
-        if slc {
-            ps.slc_free.push_back(victim);
-        } else {
-            ps.free.push_back(victim);
+        if !self.is_slc(victim) {
+            self.planes[plane.index()].free.push_back(victim);
+        } else if !self.return_lent(plane, victim) {
+            self.planes[plane.index()].slc_free.push_back(victim);
         }
     }
 }
