@@ -88,3 +88,73 @@ impl Ftl {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ssd::config::SsdConfig;
+    use crate::ssd::ftl::Stream;
+    use crate::ssd::ids::Lpn;
+    use crate::ssd::layout::Layout;
+
+    /// One plane of 40 blocks of 6 pages; 2 static SLC blocks of 2 pages.
+    fn ftl(max_blocks: u32, keep_free: u32) -> Ftl {
+        let mut cfg = SsdConfig::load("seed004").unwrap();
+        cfg.geometry.channels = 1;
+        cfg.geometry.planes_per_die = 1;
+        cfg.geometry.blocks_per_plane = 40;
+        cfg.geometry.pages_per_block = Some(6);
+        cfg.ftl.over_provisioning = 0.5;
+        let mut ftl = Ftl::new(Layout::new(&cfg), Some((2, 3)), 1, true);
+        ftl.set_slc_lending(SlcLending {
+            max_blocks,
+            keep_free,
+        });
+        ftl
+    }
+
+    /// Writes `n` host pages from `lpa` on; returns the blocks they went to.
+    fn write(ftl: &mut Ftl, lpa: u32, n: u32) -> Vec<BlockId> {
+        (lpa..lpa + n)
+            .map(|l| {
+                let ppa = ftl.alloc_page(PlaneId(0), Stream::Host).unwrap();
+                ftl.commit(Lpn(l), ppa, 0);
+                ftl.layout.block_of(ppa)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lends_native_blocks_once_the_static_part_is_used_and_takes_them_back() {
+        let mut f = ftl(3, 10);
+        let free = f.free_blocks(PlaneId(0));
+        // 2 static blocks × 2 pages, then 3 lent blocks × 2 pages.
+        let blocks = write(&mut f, 0, 10);
+        assert!(blocks.iter().all(|&b| f.is_slc(b)));
+        assert_eq!(f.slc_lent_blocks(PlaneId(0)), 3);
+        assert_eq!(f.free_blocks(PlaneId(0)), free - 3);
+        // The cache is full: the next page goes native.
+        assert!(!f.host_goes_to_slc(PlaneId(0)));
+        let native = write(&mut f, 10, 1)[0];
+        assert!(!f.is_slc(native));
+        // Folding a lent block returns it to the native pool in native mode.
+        let lent = blocks[4];
+        assert_eq!(f.fold_candidate(PlaneId(0)), Some(blocks[0]));
+        for victim in [blocks[0], blocks[2], lent] {
+            f.relocate(victim);
+            f.erase(victim);
+        }
+        assert!(!f.is_slc(lent));
+        assert!(f.is_slc(blocks[0]), "a static block stays in the cache");
+        assert_eq!(f.slc_lent_blocks(PlaneId(0)), 2);
+        f.check(&|_| false).unwrap();
+    }
+
+    #[test]
+    fn lends_nothing_at_or_below_the_free_blocks_it_must_keep() {
+        let mut f = ftl(100, 1000);
+        let blocks = write(&mut f, 0, 5);
+        assert_eq!(f.slc_lent_blocks(PlaneId(0)), 0);
+        assert!(!f.is_slc(blocks[4]), "a static cache only");
+    }
+}
