@@ -104,7 +104,9 @@ fn datasheet(preset: &str, seed: u64, jobs: usize, json: bool) -> Result<(), Inp
     if json {
         return crate::print_json(&rows);
     }
-    println!("{preset} against its data sheet (scheduler none, the preset's host, seed {seed})");
+    println!(
+        "{preset} against its data sheet (scheduler none, the preset's own host, seed {seed})"
+    );
     println!(
         "{:<74} {:>10} {:>10} {:>7}  within ±{:.0} %",
         "figure",

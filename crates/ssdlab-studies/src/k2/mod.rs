@@ -153,3 +153,17 @@ fn html_tables(rows: &[PointRow]) -> String {
     tables.push_str(&html::markdown_html(&report::observations_md(rows)));
     tables
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_k2_host_file_is_the_authors_single_queue_host_with_its_idle_exit() {
+        let host = k2_host();
+        assert_eq!(host.hw_queues, 1);
+        assert!(host.costs.idle_exit_ns > 0 && host.costs.idle_after_ns > 0);
+        assert!(host_description(&host).contains(K2_HOST_FILE));
+        assert!(!host_description(&Default::default()).contains(K2_HOST_FILE));
+    }
+}
