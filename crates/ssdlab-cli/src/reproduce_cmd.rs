@@ -122,7 +122,8 @@ struct K2Common {
     #[arg(long, default_value = "consumer-tlc-250g")]
     device: String,
     /// Host settings (TOML, the keys of docs/model.md, "Host path");
-    /// default: the K2 study's host, examples/k2/host.toml.
+    /// default: the K2 study's host, examples/k2/host.toml (built in as
+    /// `k2-study`).
     #[arg(long)]
     host: Option<PathBuf>,
     #[arg(long, default_value_t = 1)]
@@ -149,10 +150,9 @@ impl K2Common {
         InputError,
     > {
         let device = Preset::load(&self.device)?.device;
-        let host = match &self.host {
-            Some(path) => ssdlab_studies::setup::load_host(Some(path), Default::default())?,
-            None => ssdlab_studies::k2::k2_host(),
-        };
+        let k2 = PathBuf::from(ssdlab_studies::setup::K2_HOST_NAME);
+        let path = self.host.as_ref().unwrap_or(&k2);
+        let host = ssdlab_studies::setup::load_host(Some(path), Default::default())?;
         Ok((device, host))
     }
 }

@@ -49,7 +49,8 @@ pub struct SimArgs {
     precondition: PreconditionMode,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Host block-layer settings (TOML with the keys of docs/model.md, "Host path").
+    /// Host block-layer settings (TOML with the keys of docs/model.md, "Host
+    /// path"), or `k2-study`: the K2 study's host (examples/k2/host.toml).
     #[arg(long)]
     host: Option<PathBuf>,
     /// normal (fio-like text) or json (fio-compatible).

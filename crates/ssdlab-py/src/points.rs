@@ -85,6 +85,7 @@ pub fn k2_points(
                 "job": p.job_file(),
                 "job_name": format!("examples/k2/{}.fio", p.op),
                 "device": device,
+                "host": ssdlab_studies::setup::K2_HOST_NAME,
                 "scheduler": p.scheduler_spec(),
                 "occupancy": p.occupancy_share() * 100.0,
                 "seed": seed.wrapping_add(u64::from(p.rep)),

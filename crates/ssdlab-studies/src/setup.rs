@@ -27,11 +27,19 @@ pub fn load_device(
     Ok(preset)
 }
 
-/// The host settings of a host file, or else the preset's own.
+/// The name of the K2 study's host (`examples/k2/host.toml`, built in)
+/// where a host file is asked for.
+pub const K2_HOST_NAME: &str = "k2-study";
+
+/// The host settings of a host file (or `k2-study`, the K2 study's host,
+/// when no file of that name exists), or else the preset's own.
 pub fn load_host(path: Option<&Path>, preset_host: HostConfig) -> Result<HostConfig, InputError> {
     let Some(path) = path else {
         return Ok(preset_host);
     };
+    if path == Path::new(K2_HOST_NAME) && !path.exists() {
+        return Ok(crate::k2::k2_host());
+    }
     let file = path.display().to_string();
     let text =
         std::fs::read_to_string(path).map_err(|e| InputError::invalid(&file, e.to_string()))?;

@@ -165,5 +165,9 @@ mod tests {
         assert!(host.costs.idle_exit_ns > 0 && host.costs.idle_after_ns > 0);
         assert!(host_description(&host).contains(K2_HOST_FILE));
         assert!(!host_description(&Default::default()).contains(K2_HOST_FILE));
+        // Built in by name where a host file is asked for.
+        let named = std::path::Path::new(crate::setup::K2_HOST_NAME);
+        let loaded = crate::setup::load_host(Some(named), Default::default()).unwrap();
+        assert_eq!(loaded, host);
     }
 }
