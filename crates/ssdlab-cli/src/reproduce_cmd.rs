@@ -1,10 +1,13 @@
 use crate::choices::{name_of, K2Occupancy, K2Op};
 use crate::dask_bridge::{default_python, DaskBridge};
 use ssdlab_sim::error::InputError;
+use ssdlab_sim::host::HostConfig;
 use ssdlab_sim::preset::Preset;
+use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_studies::k2::grid::Plan;
 use ssdlab_studies::k2::reproduce;
 use ssdlab_studies::k2::runner::{RemoteRunner, StudyOptions};
+use ssdlab_studies::setup::{load_host, K2_HOST_NAME};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -140,19 +143,10 @@ impl K2Common {
 
     /// The device of `--device` and the host of `--host` (else the K2
     /// study's own).
-    fn load(
-        &self,
-    ) -> Result<
-        (
-            ssdlab_sim::ssd::config::SsdConfig,
-            ssdlab_sim::host::HostConfig,
-        ),
-        InputError,
-    > {
+    fn load(&self) -> Result<(SsdConfig, HostConfig), InputError> {
         let device = Preset::load(&self.device)?.device;
-        let k2 = PathBuf::from(ssdlab_studies::setup::K2_HOST_NAME);
-        let path = self.host.as_ref().unwrap_or(&k2);
-        let host = ssdlab_studies::setup::load_host(Some(path), Default::default())?;
+        let k2 = PathBuf::from(K2_HOST_NAME);
+        let host = load_host(Some(self.host.as_ref().unwrap_or(&k2)), Default::default())?;
         Ok((device, host))
     }
 }
