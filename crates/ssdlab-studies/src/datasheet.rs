@@ -65,22 +65,27 @@ const TEST_FILE_GIB: u32 = 2;
 
 /// A data-sheet job: 128 KiB or 4 KiB at QD 32, `numjobs` threads on one
 /// `size` region, for `seconds`.
-fn job(name: &str, rw: &str, bs: &str, numjobs: u32, seconds: u64, size: &str) -> String {
+/// What every data-sheet job file shares: libaio, direct I/O, QD 32.
+const GLOBAL: &str = "[global]\nioengine=libaio\ndirect=1\niodepth=32\n\n";
+
+/// The measured job: `numjobs` threads on one `size` region for `seconds`.
+fn section(name: &str, rw: &str, bs: &str, numjobs: u32, seconds: u64, size: &str) -> String {
     format!(
-        "[global]\nioengine=libaio\ndirect=1\niodepth=32\n\n[{name}]\nrw={rw}\nbs={bs}\nnumjobs={numjobs}\nsize={size}\ntime_based=1\nruntime={seconds}\n"
+        "[{name}]\nrw={rw}\nbs={bs}\nnumjobs={numjobs}\nsize={size}\ntime_based=1\nruntime={seconds}\n"
     )
 }
 
-/// `job` on the test file, after a sequential write of it (the `prep` job,
-/// not measured).
+/// A data-sheet job file of the measured job alone.
+fn job(name: &str, rw: &str, bs: &str, numjobs: u32, seconds: u64, size: &str) -> String {
+    format!("{GLOBAL}{}", section(name, rw, bs, numjobs, seconds, size))
+}
+
+/// The measured job on the test file, after a sequential write of it (the
+/// `prep` job, not measured).
 fn on_test_file(name: &str, rw: &str, bs: &str, numjobs: u32, seconds: u64) -> String {
     let size = format!("{TEST_FILE_GIB}g");
-    let measured = job(name, rw, bs, numjobs, seconds, &size);
-    let body = measured.split_once("\n\n").map_or("", |(_, b)| b);
-    format!(
-        "[global]\nioengine=libaio\ndirect=1\niodepth=32\n\n[prep]\nrw=write\nbs=128k\nsize={size}\n\n{}stonewall\n",
-        body
-    )
+    let measured = section(name, rw, bs, numjobs, seconds, &size);
+    format!("{GLOBAL}[prep]\nrw=write\nbs=128k\nsize={size}\n\n{measured}stonewall\n")
 }
 
 /// The measured jobs' reports (the test file's preparation left out).

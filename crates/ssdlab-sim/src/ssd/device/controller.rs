@@ -133,13 +133,7 @@ impl SimSsd {
                 }
             }
             DevEvent::GatherDue => self.on_gather_due(now, q),
-            DevEvent::FoldDue { gen } => {
-                if gen == self.idle_gen && self.idle_since.is_some() {
-                    for d in self.idle_dies_channel_first() {
-                        self.try_start(d, now, q);
-                    }
-                }
-            }
+            DevEvent::FoldDue => self.on_fold_due(now, q),
             DevEvent::CmdComplete(slot) => {
                 let s = &self.slots[slot.index()];
                 self.completions.push(IoCompletion {
@@ -157,14 +151,33 @@ impl SimSsd {
     }
 
     /// No command is outstanding from `now`: folding may start once the
-    /// drive has stayed idle for `slc_cache.fold_idle_ns`.
+    /// drive has stayed idle for `fold_idle_ns`. One check is pending at a
+    /// time, so a drive that idles between every request adds no event per
+    /// request.
     fn drive_idle(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
         self.idle_since = Some(now);
-        self.idle_gen = self.idle_gen.wrapping_add(1);
-        let wait = self.cfg.slc_cache.as_ref().map_or(0, |s| s.fold_idle_ns);
-        if wait > 0 {
-            let gen = self.idle_gen;
-            q.schedule(now + wait, DevEvent::FoldDue { gen });
+        if self.fold_idle_ns > 0 && !self.fold_due_armed {
+            self.fold_due_armed = true;
+            q.schedule(now + self.fold_idle_ns, DevEvent::FoldDue);
+        }
+    }
+
+    /// The pending idle check: idle dies may fold if the drive has been
+    /// idle long enough; an idle period that began later is checked at its
+    /// own due time; a busy drive waits for its next idle period.
+    fn on_fold_due(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
+        self.fold_due_armed = false;
+        let Some(since) = self.idle_since else {
+            return;
+        };
+        let due = since + self.fold_idle_ns;
+        if now < due {
+            self.fold_due_armed = true;
+            q.schedule(due, DevEvent::FoldDue);
+            return;
+        }
+        for d in self.idle_dies_channel_first() {
+            self.try_start(d, now, q);
         }
     }
 

@@ -116,7 +116,7 @@ impl SimSsd {
     /// Whether the drive has been idle for `slc_cache.fold_idle_ns` (always
     /// true when that is 0).
     fn drive_idle_long_enough(&self) -> bool {
-        let wait = self.cfg.slc_cache.as_ref().map_or(0, |s| s.fold_idle_ns);
+        let wait = self.fold_idle_ns;
         wait == 0 || self.idle_since.is_some_and(|t| self.clock >= t + wait)
     }
 

@@ -84,9 +84,9 @@ pub enum DevEvent {
     CmdComplete(SlotId),
     /// Buffered pages have waited `buffer.gather_ns`: partial programs may go.
     GatherDue,
-    /// The drive has been idle for `slc_cache.fold_idle_ns` since the idle
-    /// period `gen` began: folding may start.
-    FoldDue { gen: u32 },
+    /// A check whether the drive has been idle for `slc_cache.fold_idle_ns`
+    /// (then folding may start).
+    FoldDue,
 }
 
 /// What the device has counted, as a snapshot.
@@ -300,8 +300,12 @@ pub struct SimSsd {
     outstanding: u32,
     /// Since when no command has been outstanding (None while busy).
     idle_since: Option<Ns>,
-    /// Counts idle periods; a `FoldDue` of an earlier one is stale.
-    idle_gen: u32,
+    /// How long the drive must be idle before a cache with room folds
+    /// (`slc_cache.fold_idle_ns`; 0 = no wait).
+    fold_idle_ns: Ns,
+    /// A `FoldDue` is pending (at most one is: an idle period that began
+    /// while one was pending is checked when it fires).
+    fold_due_armed: bool,
     slots: Vec<Slot>,
     free_slots: Vec<SlotId>,
     /// When each firmware core is next free.
@@ -381,7 +385,8 @@ impl SimSsd {
             rr: 0,
             outstanding: 0,
             idle_since: Some(0),
-            idle_gen: 0,
+            fold_idle_ns: cfg.slc_cache.as_ref().map_or(0, |s| s.fold_idle_ns),
+            fold_due_armed: false,
             slots: Vec::new(),
             free_slots: Vec::new(),
             ctrl_busy: vec![0; cfg.controller.firmware_cores as usize],
