@@ -64,7 +64,7 @@ fn build_report(dir: &Path) -> PathBuf {
     let rows = rows();
     let figs = write_figures(&rows, dir).expect("figures");
     let mut tables = String::from("<h2>Calibration</h2>\n");
-    let (h, r) = report::calibration_table(&rows);
+    let (h, r) = report::calibration_table(&rows, "partial");
     tables.push_str(&table_html(&h, &r));
     for (op, occ, cell) in report::cells(&rows) {
         tables.push_str(&format!("<h3>{op} — {occ}</h3>\n"));

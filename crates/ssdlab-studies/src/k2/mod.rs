@@ -99,11 +99,17 @@ fn preamble(opts: &StudyOptions, run: &runner::StudyRun) -> String {
     format!(
         "Device `{}`, {host}, K2 study job files (`examples/k2/`), seed {}. \
 Runs of {} s (partially occupied: 50% of the logical space, preconditioning `fill`) and {} s \
-(fully occupied: preconditioning `steady`, GC at steady state), \
+(fully occupied: every logical page written in order, preconditioning `fill`, the spare free \
+as a drive leaves it after idle-time GC; GC starts once the run has written the spare), \
 {} repetition(s) per point, averaged. {} repetitions computed, {} taken from the cache.\n\n\
-The partially occupied half is compared with the paper's figures below; the fully occupied half is a \
-prediction of the model, reported as it comes out.\n",
-        opts.device.name, opts.seed, p.partial_runtime_s, p.full_runtime_s, p.reps, run.computed, run.cached
+Both halves are compared with the paper's figures below.\n",
+        opts.device.name,
+        opts.seed,
+        p.partial_runtime_s,
+        p.full_runtime_s,
+        p.reps,
+        run.computed,
+        run.cached
     )
 }
 
@@ -130,7 +136,7 @@ fn timeseries_md(series: &[(u64, u64, u64)]) -> String {
             ));
         }
         None => out.push_str(&format!(
-            "ssdlab: no drop (the bandwidth never stays below half its peak for 5 s); \
+            "ssdlab: no drop (the bandwidth never falls below half its level of the 3 s before for 5 s); \
              {:.0} MB/s on average over {} s.\n",
             mbs(series),
             series.len()
@@ -140,10 +146,17 @@ fn timeseries_md(series: &[(u64, u64, u64)]) -> String {
 }
 
 fn html_tables(rows: &[PointRow]) -> String {
-    let mut tables =
-        String::from("<h2>Calibration: partially occupied SSD against the paper</h2>\n");
-    let (h, r) = report::calibration_table(rows);
-    tables.push_str(&html::table_html(&h, &r));
+    let mut tables = String::new();
+    for (occupancy, title) in report::CALIBRATION_SECTIONS {
+        let (h, r) = report::calibration_table(rows, occupancy);
+        if r.is_empty() {
+            continue;
+        }
+        tables.push_str(&format!(
+            "<h2>Calibration: {title} against the paper</h2>\n"
+        ));
+        tables.push_str(&html::table_html(&h, &r));
+    }
     for (op, occ, cell) in report::cells(rows) {
         tables.push_str(&format!("<h3>{op} — {occ}</h3>\n"));
         let (h, r) = report::cell_table(&cell);

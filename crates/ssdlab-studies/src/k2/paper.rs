@@ -1,6 +1,6 @@
-//! The partially occupied calibration figures of Park and Lee
-//! ("Analysis of the K2 Scheduler for a Real-Time System with an SSD",
-//! Electronics 10(7):865, 2021).
+//! The calibration figures of Park and Lee ("Analysis of the K2 Scheduler
+//! for a Real-Time System with an SSD", Electronics 10(7):865, 2021), for
+//! the partially and the fully occupied SSD.
 
 /// One stated figure: operation, point label, metric and value (or range).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -57,6 +57,28 @@ pub const TARGETS: &[Target] = &[
     t("randwrite", "K2-64", P999Us, 3471.0, 3471.0),
     t("randwrite", "K2-2..K2-64", BwMbs, 297.0, 302.0),
 ];
+
+/// Every figure Park and Lee give for the fully occupied SSD (1000 s runs,
+/// GC active). Sequential writes of every bound, and `none`, lie in the
+/// 256–288 MB/s band.
+pub const FULL_TARGETS: &[Target] = &[
+    t("write", "none", P999Us, 3247.0, 3247.0),
+    t("write", "none", BwMbs, 256.0, 288.0),
+    t("write", "K2-1", P999Us, 1485.0, 1485.0),
+    t("write", "K2-1", BwMbs, 256.0, 288.0),
+    t("write", "K2-2..K2-64", BwMbs, 256.0, 288.0),
+    t("randwrite", "none", P999Us, 3259.0, 3259.0),
+    t("randwrite", "K2-1", P999Us, 1689.0, 1689.0),
+];
+
+/// The paper's figures for one occupancy (`partial` or `full`).
+pub fn targets(occupancy: &str) -> &'static [Target] {
+    if occupancy == "full" {
+        FULL_TARGETS
+    } else {
+        TARGETS
+    }
+}
 
 /// Relative distance of `value` from the target's value or range, in %
 /// (0 inside a range).

@@ -2,7 +2,7 @@
 //! results.csv back (for `ssdlab tune`).
 
 use super::observations::{monotonicity, objective_choices, occupancy_effects};
-use super::paper::{error_pct, labels, Metric, TARGETS};
+use super::paper::{error_pct, labels, targets, Metric};
 use super::results::{PointRow, OCCUPANCIES, OPS};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -78,15 +78,18 @@ pub fn cell_table(cell: &[&PointRow]) -> (Vec<&'static str>, Vec<Vec<String>>) {
     (headers, rows)
 }
 
-/// The paper's partially occupied figures next to the simulated ones.
-pub fn calibration_table(rows: &[PointRow]) -> (Vec<&'static str>, Vec<Vec<String>>) {
+/// The paper's figures for one occupancy next to the simulated ones.
+pub fn calibration_table(
+    rows: &[PointRow],
+    occupancy: &str,
+) -> (Vec<&'static str>, Vec<Vec<String>>) {
     let headers = vec!["operation", "point", "metric", "paper", "ssdlab", "error"];
     let mut out = Vec::new();
-    for t in TARGETS {
+    for t in targets(occupancy) {
         for label in labels(t) {
             let Some(r) = rows
                 .iter()
-                .find(|r| r.op == t.op && r.occupancy == "partial" && r.label() == label)
+                .find(|r| r.op == t.op && r.occupancy == occupancy && r.label() == label)
             else {
                 continue;
             };
@@ -121,15 +124,26 @@ fn md_table(out: &mut String, headers: &[&str], rows: &[Vec<String>]) {
     out.push('\n');
 }
 
+/// The occupancies the paper gives figures for, and their section titles.
+pub const CALIBRATION_SECTIONS: [(&str, &str); 2] = [
+    ("partial", "partially occupied SSD"),
+    ("full", "fully occupied SSD"),
+];
+
 /// The whole report.md.
 pub fn markdown(rows: &[PointRow], preamble: &str) -> String {
     let mut out = String::from(
         "# K2 queue-length-bound study (Park and Lee, 2021), reproduced by ssdlab\n\n",
     );
     out.push_str(preamble);
-    out.push_str("\n## Calibration: partially occupied SSD against the paper\n\n");
-    let (h, r) = calibration_table(rows);
-    md_table(&mut out, &h, &r);
+    for (occupancy, title) in CALIBRATION_SECTIONS {
+        let (h, r) = calibration_table(rows, occupancy);
+        if r.is_empty() {
+            continue;
+        }
+        let _ = write!(out, "\n## Calibration: {title} against the paper\n\n");
+        md_table(&mut out, &h, &r);
+    }
     out.push_str("## Tables\n\n");
     for (op, occ, cell) in cells(rows) {
         let _ = writeln!(out, "### {} — {}\n", op_title(op), occ_title(occ));

@@ -8,6 +8,7 @@
 use super::runner::{execute, RunEnv, RunPoint};
 use serde::{Deserialize, Serialize};
 use ssdlab_sim::error::InputError;
+use ssdlab_sim::ssd::precondition::PreconditionMode;
 use std::fmt::Write as _;
 
 pub const MODES: [&str; 5] = ["randread", "read", "write", "randwrite", "randrw"];
@@ -77,6 +78,7 @@ pub fn run(
                         job_text: job_text(mode, bs, runtime_s),
                         scheduler: sched,
                         occupancy: occ,
+                        precondition: PreconditionMode::Auto,
                         seed_offset: 0,
                         cost: runtime_s,
                     });

@@ -52,6 +52,8 @@ pub struct RunPoint {
     pub scheduler: String,
     /// Share of the logical space holding data, in [0, 1].
     pub occupancy: f64,
+    /// How that data is laid down.
+    pub precondition: PreconditionMode,
     /// Added to the seed (repetitions).
     pub seed_offset: u64,
     /// Relative wall time the point is expected to take: the longest
@@ -186,6 +188,7 @@ pub fn run_study(
             job_text: p.job_file(),
             scheduler: p.scheduler_spec(),
             occupancy: p.occupancy_share(),
+            precondition: p.precondition(),
             seed_offset: p.rep as u64,
             cost: p.cost(),
         })
@@ -247,7 +250,7 @@ impl RunPoint {
                 host: env.host.clone(),
                 scheduler: self.scheduler.clone(),
                 occupancy: self.occupancy,
-                precondition: PreconditionMode::Auto,
+                precondition: self.precondition,
                 seed: env.seed.wrapping_add(self.seed_offset),
                 check: false,
             },

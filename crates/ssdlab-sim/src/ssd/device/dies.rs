@@ -166,7 +166,11 @@ impl SimSsd {
                     job.pages_left -= pages;
                     self.dies[die.index()].paused_gc = Some(job);
                 }
-                None => self.ftl.erase(job.victim),
+                None => {
+                    for victim in job.victims.into_iter().flatten() {
+                        self.ftl.erase(victim);
+                    }
+                }
             },
             DieOp::Pausing(job) => {
                 let d = &mut self.dies[die.index()];

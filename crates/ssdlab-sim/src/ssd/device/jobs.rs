@@ -49,14 +49,29 @@ impl SimSsd {
         }
         let enabled = self.ftl.used_share() >= self.cfg.gc.enable_at_full;
         let global = !critical && self.cfg.gc.on_demand.global_order;
+        let parallel = self.parallel_victims();
+        let mut victims = Vec::with_capacity(parallel);
         let mut best: Option<(f64, BlockId)> = None;
-        for plane in self.planes_of(die) {
-            let due = if critical {
-                self.ftl.free_blocks(plane) <= reserve
-            } else {
-                enabled && self.background_gc_due(plane)
-            };
-            if !due {
+        let due_planes: Vec<bool> = self
+            .planes_of(die)
+            .map(|plane| {
+                if critical {
+                    self.ftl.free_blocks(plane) <= reserve
+                } else {
+                    enabled && self.background_gc_due(plane)
+                }
+            })
+            .collect();
+        let any_due = due_planes.iter().any(|&d| d);
+        for (i, plane) in self.planes_of(die).enumerate() {
+            // A multi-plane job takes the die's other planes along when they
+            // are near their own trigger (within twice the soft threshold),
+            // as firmware that collects across planes does.
+            let along = parallel > 1
+                && !global
+                && any_due
+                && self.ftl.free_blocks(plane) < 2 * self.soft_blocks;
+            if !due_planes[i] && !along {
                 continue;
             }
             let Some(victim) = self.gc.select_victim(&self.ftl, plane, &mut self.rng) else {
@@ -66,14 +81,30 @@ impl SimSsd {
                 continue;
             }
             if !global {
-                return Some(self.new_job(JobKind::Gc, victim, critical));
+                victims.push(victim);
+                if victims.len() == parallel {
+                    break;
+                }
+                continue;
             }
             let score = self.gc.score(&self.ftl, victim);
             if best.is_none_or(|(s, _)| score > s) {
                 best = Some((score, victim));
             }
         }
-        best.map(|(_, victim)| self.new_job(JobKind::Gc, victim, false))
+        victims.extend(best.map(|(_, victim)| victim));
+        (!victims.is_empty()).then(|| self.new_job(JobKind::Gc, &victims, critical))
+    }
+
+    /// Victims a GC job collects at once: one per plane of the die with
+    /// multi-plane operations (copy-back within each plane, the planes in
+    /// step), else one.
+    fn parallel_victims(&self) -> usize {
+        if self.cfg.timing.multi_plane {
+            (self.layout.planes_per_die as usize).clamp(1, MAX_PARALLEL_VICTIMS)
+        } else {
+            1
+        }
     }
 
     pub(super) fn background_gc_due(&mut self, plane: PlaneId) -> bool {
@@ -107,7 +138,7 @@ impl SimSsd {
             let room =
                 valid == 0 || self.ftl.free_blocks(plane) > self.ftl.host_reserve_blocks() + 1;
             if room && self.ftl.can_relocate(plane, valid) {
-                return Some(self.new_job(JobKind::Fold, victim, false));
+                return Some(self.new_job(JobKind::Fold, &[victim], false));
             }
         }
         None
@@ -120,11 +151,13 @@ impl SimSsd {
         wait == 0 || self.idle_since.is_some_and(|t| self.clock >= t + wait)
     }
 
-    /// Relocates the victim's valid pages in the maps now and returns the job
-    /// that occupies the die for the copies and the erase.
-    pub(super) fn new_job(&mut self, kind: JobKind, victim: BlockId, critical: bool) -> Job {
+    /// Relocates the victims' valid pages in the maps now and returns the
+    /// job that occupies the die for the copies and the erases. Victims on
+    /// different planes are copied in step (multi-plane): the job lasts as
+    /// long as its fullest victim's copies.
+    pub(super) fn new_job(&mut self, kind: JobKind, victims: &[BlockId], critical: bool) -> Job {
         let t = &self.cfg.timing;
-        let (src_read, erase) = match self.slc_mode(victim) {
+        let (src_read, erase) = match self.slc_mode(victims[0]) {
             Some(s) => (s.read_ns, s.erase_ns),
             None => (t.read_ns, t.erase_ns),
         };
@@ -136,26 +169,39 @@ impl SimSsd {
         // Per mapping page: a share of the flash-page read and of the
         // one-shot program.
         let units = self.layout.units_per_flash_page as u64;
-        let step_ns = (t.flash_command_ns
+        let page_step_ns = t.flash_command_ns
             + src_read / units
             + bus
-            + t.program_ns / (units * t.one_shot_pages as u64))
-            .max(1);
+            + t.program_ns / (units * t.one_shot_pages as u64);
         let opened_before = self.ftl.opened_blocks();
-        let capacity = self.ftl.block_capacity(victim) as f64;
-        let pages_left = self.ftl.relocate(victim);
+        let mut capacity = 0.0;
+        let (mut pages_left, mut fullest) = (0u32, 0u32);
+        let mut slots = [None; MAX_PARALLEL_VICTIMS];
+        for (slot, &victim) in slots.iter_mut().zip(victims) {
+            capacity += self.ftl.block_capacity(victim) as f64;
+            let valid = self.ftl.relocate(victim);
+            pages_left += valid;
+            fullest = fullest.max(valid);
+            *slot = Some(victim);
+        }
+        // The planes copy in step: `pages_left` steps of this length take
+        // as long as the fullest victim's copies one by one.
+        let step_ns = (page_step_ns * fullest.max(1) as u64)
+            .div_ceil(pages_left.max(1) as u64)
+            .max(1);
         let invalid = (capacity - pages_left as f64).max(1.0);
         // Erasing as blocks open: the job erases the destination blocks it
-        // opens instead of its victim.
+        // opens instead of its victims; the planes erase in parallel.
+        let lanes = victims.len() as u64;
         let erase_left = if self.cfg.ftl.erase_when_opened {
-            (self.ftl.opened_blocks() - opened_before) * t.erase_ns
+            (self.ftl.opened_blocks() - opened_before).div_ceil(lanes) * t.erase_ns
         } else {
             erase
         };
         Job {
             kind,
             critical,
-            victim,
+            victims: slots,
             pages_left,
             step_ns,
             erase_left,

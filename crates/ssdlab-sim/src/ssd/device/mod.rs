@@ -176,13 +176,20 @@ enum JobKind {
     Fold,
 }
 
-/// A GC or fold of one victim block: relocations already applied to the maps
-/// at start; the die is busy copying `pages_left` pages, then erasing.
+/// Planes of one die a GC job collects on at once.
+const MAX_PARALLEL_VICTIMS: usize = 4;
+
+/// A GC or fold of victim blocks (one per plane, in parallel): relocations
+/// already applied to the maps at start; the die is busy copying
+/// `pages_left` pages, then erasing.
 #[derive(Debug, Clone, Copy)]
 struct Job {
     kind: JobKind,
     critical: bool,
-    victim: BlockId,
+    /// The victims: one per plane the job collects in parallel (a
+    /// multi-plane GC job copies on up to `MAX_PARALLEL_VICTIMS` planes of
+    /// its die at once).
+    victims: [Option<BlockId>; MAX_PARALLEL_VICTIMS],
     pages_left: u32,
     step_ns: Ns,
     erase_left: Ns,
@@ -210,6 +217,16 @@ fn host_pages(items: &[ProgramItem]) -> impl Iterator<Item = Lpn> + '_ {
         PageData::Host(lpa) => Some(lpa),
         PageData::MapTable => None,
     })
+}
+
+/// Native blocks a plane holds beyond its share of the logical space: the
+/// spare that must stay native however the cache lends (Samsung's
+/// Intelligent TurboWrite grows out of *unwritten user capacity*, so a
+/// drive holding data in every logical page has no dynamic cache).
+fn spare_blocks_per_plane(layout: &Layout, native: u32) -> u32 {
+    let per_plane = (layout.logical_pages as u64).div_ceil(layout.planes.max(1) as u64);
+    let needed = per_plane.div_ceil(layout.pages_per_block.max(1) as u64);
+    (native as u64).saturating_sub(needed) as u32
 }
 
 /// A page waiting to be flushed and when it was queued.
@@ -343,7 +360,7 @@ impl SimSsd {
         if let Some(s) = &cfg.slc_cache {
             ftl.set_slc_lending(SlcLending {
                 max_blocks: s.dynamic_blocks_per_plane,
-                keep_free: soft_blocks,
+                keep_free: soft_blocks + spare_blocks_per_plane(&layout, native),
             });
         }
         let t = &cfg.timing;

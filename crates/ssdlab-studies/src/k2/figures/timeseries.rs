@@ -12,20 +12,30 @@ use super::{draw_err, ensure_font, Figure, FONT_FAMILY};
 /// How long the bandwidth must stay low for a drop to count (seconds).
 const SUSTAINED_S: usize = 5;
 
-/// The first second from which the bandwidth stays below half its peak so
-/// far for at least five seconds (None: no such drop). `series`
-/// is (second, bytes, I/Os) per second, as the study records it.
+/// Seconds before a second whose mean is its level before a fall.
+const LEVEL_S: usize = 3;
+
+/// The second at which the bandwidth last falls sharply: to below half its
+/// level of the three seconds before, for at least five seconds (None: no
+/// such fall). The last such fall, because a drive with an SLC cache falls
+/// twice: from the cache's speed to the flash's, then, once the spare is
+/// written, to what GC leaves. `series` is (second, bytes, I/Os) per
+/// second, as the study records it.
 pub fn drop_second(series: &[(u64, u64, u64)]) -> Option<u64> {
-    let mut peak = 0u64;
-    for (i, &(sec, bytes, _)) in series.iter().enumerate() {
-        let low = |b: u64| b.saturating_mul(2) < peak;
-        let rest = &series[i..];
-        if peak > 0 && rest.len() >= SUSTAINED_S && rest[..SUSTAINED_S].iter().all(|r| low(r.1)) {
-            return Some(sec);
+    let (mut drop, mut falling) = (None, false);
+    for i in 1..series.len().saturating_sub(SUSTAINED_S - 1) {
+        let before = &series[i.saturating_sub(LEVEL_S)..i];
+        let level = before.iter().map(|r| r.1 as f64).sum::<f64>() / before.len() as f64;
+        let after = &series[i..i + SUSTAINED_S];
+        let fall = after.iter().all(|r| (r.1 as f64) * 2.0 < level);
+        // A fall spans the seconds whose level still holds the seconds
+        // before it: it begins at the first of them.
+        if fall && !falling {
+            drop = Some(series[i].0);
         }
-        peak = peak.max(bytes);
+        falling = fall;
     }
-    None
+    drop
 }
 
 /// Writes `fig-randwrite-full-timeseries.svg` and `.png` to `dir`: total
@@ -125,9 +135,19 @@ mod tests {
     }
 
     #[test]
-    fn a_sustained_fall_below_half_the_peak_is_the_drop() {
+    fn a_sustained_fall_below_half_the_level_before_is_the_drop() {
         let s = series(&[300, 310, 305, 300, 100, 90, 80, 85, 90, 88]);
         assert_eq!(drop_second(&s), Some(4));
+    }
+
+    #[test]
+    fn the_fall_after_the_cache_phase_is_not_the_drop() {
+        let mut bw = vec![1300, 1300];
+        bw.extend([300; 10]);
+        bw.extend([100, 90, 95, 100, 90, 80, 85, 80, 75, 70]);
+        assert_eq!(drop_second(&series(&bw)), Some(12));
+        // Only the cache's fall: that is the drop.
+        assert_eq!(drop_second(&series(&bw[..12])), Some(2));
     }
 
     #[test]
