@@ -43,6 +43,13 @@ pub struct StudyRun {
     pub randwrite_full_series: Option<Vec<(u64, u64, u64)>>,
 }
 
+/// The seconds of a per-second series that lie wholly inside a run of
+/// `runtime_s` (the last requests complete just after it ends, in a second
+/// of their own that would plot as a fall to nothing).
+fn whole_seconds(series: &[(u64, u64, u64)], runtime_s: u64) -> Vec<(u64, u64, u64)> {
+    series.iter().copied().filter(|r| r.0 < runtime_s).collect()
+}
+
 /// One repetition to run: a job file, a scheduler and a device state.
 #[derive(Debug, Clone)]
 pub struct RunPoint {
@@ -208,7 +215,7 @@ pub fn run_study(
         .find(|(p, _)| {
             p.op == "randwrite" && p.occupancy == "full" && p.bound.is_none() && p.rep == 0
         })
-        .map(|(_, r)| r.per_second.clone());
+        .map(|(p, r)| whole_seconds(&r.per_second, p.runtime_s));
     Ok(StudyRun {
         rows: aggregate(&paired),
         computed,
