@@ -50,50 +50,65 @@ impl SimSsd {
         let enabled = self.ftl.used_share() >= self.cfg.gc.enable_at_full;
         let global = !critical && self.cfg.gc.on_demand.global_order;
         let parallel = self.parallel_victims();
-        let mut victims = Vec::with_capacity(parallel);
+        // Fixed arrays: a die asks for GC whenever it falls idle.
+        let mut victims = [BlockId(0); MAX_PARALLEL_VICTIMS];
+        let mut taken = 0;
+        let mut near: [Option<PlaneId>; MAX_PARALLEL_VICTIMS] = [None; MAX_PARALLEL_VICTIMS];
         let mut best: Option<(f64, BlockId)> = None;
-        let due_planes: Vec<bool> = self
-            .planes_of(die)
-            .map(|plane| {
-                if critical {
-                    self.ftl.free_blocks(plane) <= reserve
-                } else {
-                    enabled && self.background_gc_due(plane)
-                }
-            })
-            .collect();
-        let any_due = due_planes.iter().any(|&d| d);
         for (i, plane) in self.planes_of(die).enumerate() {
-            // A multi-plane job takes the die's other planes along when they
-            // are near their own trigger (within twice the soft threshold),
-            // as firmware that collects across planes does.
-            let along = parallel > 1
-                && !global
-                && any_due
-                && self.ftl.free_blocks(plane) < 2 * self.soft_blocks;
-            if !due_planes[i] && !along {
+            let due = if critical {
+                self.ftl.free_blocks(plane) <= reserve
+            } else {
+                enabled && self.background_gc_due(plane)
+            };
+            if !due {
+                // A multi-plane job takes the die's other planes along when
+                // they are near their own trigger (within twice the soft
+                // threshold), as firmware that collects across planes does.
+                let close = self.ftl.free_blocks(plane) < 2 * self.soft_blocks;
+                if close && !global && i < MAX_PARALLEL_VICTIMS {
+                    near[i] = Some(plane);
+                }
                 continue;
             }
-            let Some(victim) = self.gc.select_victim(&self.ftl, plane, &mut self.rng) else {
+            let Some(victim) = self.collectable_victim(plane) else {
                 continue;
             };
-            if !self.ftl.can_relocate(plane, self.ftl.valid(victim) as u32) {
-                continue;
-            }
-            if !global {
-                victims.push(victim);
-                if victims.len() == parallel {
-                    break;
+            if global {
+                let score = self.gc.score(&self.ftl, victim);
+                if best.is_none_or(|(s, _)| score > s) {
+                    best = Some((score, victim));
                 }
-                continue;
-            }
-            let score = self.gc.score(&self.ftl, victim);
-            if best.is_none_or(|(s, _)| score > s) {
-                best = Some((score, victim));
+            } else if taken < parallel {
+                victims[taken] = victim;
+                taken += 1;
             }
         }
-        victims.extend(best.map(|(_, victim)| victim));
-        (!victims.is_empty()).then(|| self.new_job(JobKind::Gc, &victims, critical))
+        if let Some((_, victim)) = best {
+            victims[0] = victim;
+            taken = 1;
+        }
+        if taken == 0 {
+            return None;
+        }
+        for plane in near.into_iter().flatten() {
+            if taken == parallel {
+                break;
+            }
+            if let Some(victim) = self.collectable_victim(plane) {
+                victims[taken] = victim;
+                taken += 1;
+            }
+        }
+        Some(self.new_job(JobKind::Gc, &victims[..taken], critical))
+    }
+
+    /// The policy's victim on `plane`, if its valid pages fit the plane's
+    /// GC frontier.
+    fn collectable_victim(&mut self, plane: PlaneId) -> Option<BlockId> {
+        let victim = self.gc.select_victim(&self.ftl, plane, &mut self.rng)?;
+        let valid = self.ftl.valid(victim) as u32;
+        self.ftl.can_relocate(plane, valid).then_some(victim)
     }
 
     /// Victims a GC job collects at once: one per plane of the die with
