@@ -428,3 +428,21 @@ impl SimSsd {
         }
     }
 }
+
+#[cfg(test)]
+mod spare_tests {
+    use super::*;
+
+    #[test]
+    fn the_spare_is_what_a_plane_holds_beyond_its_share_of_the_logical_space() {
+        let cfg = SsdConfig::load("consumer-tlc-250g").unwrap();
+        let layout = Layout::new(&cfg);
+        let native = layout.blocks_per_plane - cfg.slc_cache.as_ref().unwrap().blocks_per_plane;
+        let spare = spare_blocks_per_plane(&layout, native);
+        // 2611 native blocks of 1536 pages; 61,054,156 logical pages over
+        // 16 planes need 2485 of them: 126 spare (12.7 GB in all).
+        assert_eq!(spare, 126);
+        // No spare when the logical space needs every native block.
+        assert_eq!(spare_blocks_per_plane(&layout, 2000), 0);
+    }
+}
