@@ -88,7 +88,7 @@ pub fn k2_points(
                 "host": ssdlab_studies::setup::K2_HOST_NAME,
                 "scheduler": p.scheduler_spec(),
                 "occupancy": p.occupancy_share() * 100.0,
-                "precondition": p.precondition().to_string(),
+                "precondition": ssdlab_studies::k2::grid::PRECONDITION.to_string(),
                 "seed": seed.wrapping_add(u64::from(p.rep)),
             })
         })

@@ -63,8 +63,6 @@ struct DatasheetRun {
 /// theirs), so it sits where a fresh drive puts new data.
 const TEST_FILE_GIB: u32 = 2;
 
-/// A data-sheet job: 128 KiB or 4 KiB at QD 32, `numjobs` threads on one
-/// `size` region, for `seconds`.
 /// What every data-sheet job file shares: libaio, direct I/O, QD 32.
 const GLOBAL: &str = "[global]\nioengine=libaio\ndirect=1\niodepth=32\n\n";
 

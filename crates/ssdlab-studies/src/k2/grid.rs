@@ -97,14 +97,12 @@ impl Point {
     pub fn job_file(&self) -> String {
         job_text(&self.op).replace("runtime=100s", &format!("runtime={}s", self.runtime_s))
     }
-
-    /// How the device is prepared. Both occupancies start from data written
-    /// in order: the fully occupied drive with its spare free, as idle-time
-    /// GC leaves a drive between runs (docs/k2-study.md).
-    pub fn precondition(&self) -> PreconditionMode {
-        PreconditionMode::Fill
-    }
 }
+
+/// How every point's device is prepared. Both occupancies start from data
+/// written in order: the fully occupied drive with its spare free, as
+/// idle-time GC leaves a drive between runs (docs/k2-study.md).
+pub const PRECONDITION: PreconditionMode = PreconditionMode::Fill;
 
 /// Every point of the plan for the chosen operations and device states.
 pub fn points(plan: &Plan, ops: &[String], occupancies: &[String]) -> Vec<Point> {

@@ -96,10 +96,11 @@ pub fn host_description(host: &ssdlab_sim::host::HostConfig) -> String {
 fn preamble(opts: &StudyOptions, run: &runner::StudyRun) -> String {
     let p = &opts.plan;
     let host = host_description(&opts.host);
+    let pre = grid::PRECONDITION;
     format!(
         "Device `{}`, {host}, K2 study job files (`examples/k2/`), seed {}. \
-Runs of {} s (partially occupied: 50% of the logical space, preconditioning `fill`) and {} s \
-(fully occupied: every logical page written in order, preconditioning `fill`, the spare free \
+Runs of {} s (partially occupied: 50% of the logical space, preconditioning `{pre}`) and {} s \
+(fully occupied: every logical page written in order, preconditioning `{pre}`, the spare free \
 as a drive leaves it after idle-time GC; GC starts once the run has written the spare), \
 {} repetition(s) per point, averaged. {} repetitions computed, {} taken from the cache.\n\n\
 Both halves are compared with the paper's figures below.\n",
@@ -147,14 +148,8 @@ fn timeseries_md(series: &[(u64, u64, u64)]) -> String {
 
 fn html_tables(rows: &[PointRow]) -> String {
     let mut tables = String::new();
-    for (occupancy, title) in report::CALIBRATION_SECTIONS {
-        let (h, r) = report::calibration_table(rows, occupancy);
-        if r.is_empty() {
-            continue;
-        }
-        tables.push_str(&format!(
-            "<h2>Calibration: {title} against the paper</h2>\n"
-        ));
+    for (heading, h, r) in report::calibration_sections(rows) {
+        tables.push_str(&format!("<h2>{heading}</h2>\n"));
         tables.push_str(&html::table_html(&h, &r));
     }
     for (op, occ, cell) in report::cells(rows) {

@@ -124,11 +124,23 @@ fn md_table(out: &mut String, headers: &[&str], rows: &[Vec<String>]) {
     out.push('\n');
 }
 
-/// The occupancies the paper gives figures for, and their section titles.
-pub const CALIBRATION_SECTIONS: [(&str, &str); 2] = [
-    ("partial", "partially occupied SSD"),
-    ("full", "fully occupied SSD"),
-];
+/// A calibration section: its heading, the table's headers and rows.
+pub type CalibrationSection = (String, Vec<&'static str>, Vec<Vec<String>>);
+
+/// One section per occupancy the paper gives figures for and the grid ran.
+pub fn calibration_sections(rows: &[PointRow]) -> Vec<CalibrationSection> {
+    [
+        ("partial", "partially occupied SSD"),
+        ("full", "fully occupied SSD"),
+    ]
+    .into_iter()
+    .map(|(occupancy, title)| {
+        let (h, r) = calibration_table(rows, occupancy);
+        (format!("Calibration: {title} against the paper"), h, r)
+    })
+    .filter(|(_, _, r)| !r.is_empty())
+    .collect()
+}
 
 /// The whole report.md.
 pub fn markdown(rows: &[PointRow], preamble: &str) -> String {
@@ -136,12 +148,8 @@ pub fn markdown(rows: &[PointRow], preamble: &str) -> String {
         "# K2 queue-length-bound study (Park and Lee, 2021), reproduced by ssdlab\n\n",
     );
     out.push_str(preamble);
-    for (occupancy, title) in CALIBRATION_SECTIONS {
-        let (h, r) = calibration_table(rows, occupancy);
-        if r.is_empty() {
-            continue;
-        }
-        let _ = write!(out, "\n## Calibration: {title} against the paper\n\n");
+    for (heading, h, r) in calibration_sections(rows) {
+        let _ = write!(out, "\n## {heading}\n\n");
         md_table(&mut out, &h, &r);
     }
     out.push_str("## Tables\n\n");

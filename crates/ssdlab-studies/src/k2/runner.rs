@@ -195,7 +195,7 @@ pub fn run_study(
             job_text: p.job_file(),
             scheduler: p.scheduler_spec(),
             occupancy: p.occupancy_share(),
-            precondition: p.precondition(),
+            precondition: super::grid::PRECONDITION,
             seed_offset: p.rep as u64,
             cost: p.cost(),
         })

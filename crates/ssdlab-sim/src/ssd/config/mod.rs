@@ -249,9 +249,9 @@ pub struct SlcCache {
     pub program_ns: u64,
     pub erase_ns: u64,
     /// The cache's dynamic part: the most free native blocks of a plane
-    /// used in SLC mode at once, while the plane has free blocks beyond
-    /// GC's soft threshold (so it shrinks as the drive fills; 0 = a
-    /// static cache only).
+    /// used in SLC mode at once, while the plane has free blocks beyond its
+    /// spare and GC's soft threshold, i.e. out of unwritten user capacity
+    /// (so it shrinks as the drive fills; 0 = a static cache only).
     #[serde(default)]
     pub dynamic_blocks_per_plane: u32,
     /// A cache with free room is folded only once no command has been

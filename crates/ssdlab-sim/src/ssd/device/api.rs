@@ -94,12 +94,9 @@ impl SimSsd {
     /// Untimed GC of one victim of `plane` (preconditioning). False when the
     /// plane has no collectable block.
     pub fn collect_now(&mut self, plane: PlaneId, rng: &mut ChaCha8Rng) -> bool {
-        let Some(victim) = self.gc.select_victim(&self.ftl, plane, rng) else {
+        let Some(victim) = super::jobs::collectable(self.gc.as_mut(), &self.ftl, plane, rng) else {
             return false;
         };
-        if !self.ftl.can_relocate(plane, self.ftl.valid(victim) as u32) {
-            return false;
-        }
         self.ftl.relocate(victim);
         self.ftl.erase(victim);
         true

@@ -106,9 +106,7 @@ impl SimSsd {
     /// The policy's victim on `plane`, if its valid pages fit the plane's
     /// GC frontier.
     fn collectable_victim(&mut self, plane: PlaneId) -> Option<BlockId> {
-        let victim = self.gc.select_victim(&self.ftl, plane, &mut self.rng)?;
-        let valid = self.ftl.valid(victim) as u32;
-        self.ftl.can_relocate(plane, valid).then_some(victim)
+        collectable(self.gc.as_mut(), &self.ftl, plane, &mut self.rng)
     }
 
     /// Victims a GC job collects at once: one per plane of the die with
@@ -300,4 +298,17 @@ impl SimSsd {
         self.counters.gc_preemptions += 1;
         self.set_die_op(die, DieOp::Pausing(job), pause_at, q);
     }
+}
+
+/// The policy's victim on `plane`, if its valid pages fit the plane's GC
+/// frontier (timed GC, and the untimed GC of preconditioning).
+pub(super) fn collectable(
+    gc: &mut dyn GcPolicy,
+    ftl: &Ftl,
+    plane: PlaneId,
+    rng: &mut ChaCha8Rng,
+) -> Option<BlockId> {
+    let victim = gc.select_victim(ftl, plane, rng)?;
+    ftl.can_relocate(plane, ftl.valid(victim) as u32)
+        .then_some(victim)
 }

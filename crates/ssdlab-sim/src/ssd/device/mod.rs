@@ -219,16 +219,6 @@ fn host_pages(items: &[ProgramItem]) -> impl Iterator<Item = Lpn> + '_ {
     })
 }
 
-/// Native blocks a plane holds beyond its share of the logical space: the
-/// spare that must stay native however the cache lends (Samsung's
-/// Intelligent TurboWrite grows out of *unwritten user capacity*, so a
-/// drive holding data in every logical page has no dynamic cache).
-fn spare_blocks_per_plane(layout: &Layout, native: u32) -> u32 {
-    let per_plane = (layout.logical_pages as u64).div_ceil(layout.planes.max(1) as u64);
-    let needed = per_plane.div_ceil(layout.pages_per_block.max(1) as u64);
-    (native as u64).saturating_sub(needed) as u32
-}
-
 /// A page waiting to be flushed and when it was queued.
 type Flush = (PageData, Ns);
 
@@ -360,7 +350,7 @@ impl SimSsd {
         if let Some(s) = &cfg.slc_cache {
             ftl.set_slc_lending(SlcLending {
                 max_blocks: s.dynamic_blocks_per_plane,
-                keep_free: soft_blocks + spare_blocks_per_plane(&layout, native),
+                keep_free: soft_blocks,
             });
         }
         let t = &cfg.timing;
@@ -426,23 +416,5 @@ impl SimSsd {
             layout,
             cfg,
         }
-    }
-}
-
-#[cfg(test)]
-mod spare_tests {
-    use super::*;
-
-    #[test]
-    fn the_spare_is_what_a_plane_holds_beyond_its_share_of_the_logical_space() {
-        let cfg = SsdConfig::load("consumer-tlc-250g").unwrap();
-        let layout = Layout::new(&cfg);
-        let native = layout.blocks_per_plane - cfg.slc_cache.as_ref().unwrap().blocks_per_plane;
-        let spare = spare_blocks_per_plane(&layout, native);
-        // 2611 native blocks of 1536 pages; 61,054,156 logical pages over
-        // 16 planes need 2485 of them: 126 spare (12.7 GB in all).
-        assert_eq!(spare, 126);
-        // No spare when the logical space needs every native block.
-        assert_eq!(spare_blocks_per_plane(&layout, 2000), 0);
     }
 }

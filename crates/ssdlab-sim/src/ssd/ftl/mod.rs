@@ -109,6 +109,9 @@ pub struct Ftl {
     slc_mode: Vec<bool>,
     /// The dynamic cache's limits (none lent while unset).
     slc_lending: SlcLending,
+    /// Free native blocks at or below which a plane lends none: the
+    /// lending's `keep_free` plus the plane's spare (set with it).
+    slc_lend_floor: u32,
     /// Free blocks a plane keeps for GC destinations: host allocation stops there.
     host_reserve_blocks: u32,
     /// Host pages written so far: the logical clock for block ages.
@@ -177,6 +180,7 @@ impl Ftl {
             slc_pages_per_block,
             slc_mode,
             slc_lending: SlcLending::default(),
+            slc_lend_floor: 0,
             host_reserve_blocks: host_reserve_blocks.max(1),
             seq: 0,
             now: 0,

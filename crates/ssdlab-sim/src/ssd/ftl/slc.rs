@@ -10,15 +10,28 @@ use crate::ssd::ids::{BlockId, PlaneId};
 pub struct SlcLending {
     /// The most native blocks a plane lends to the cache at once.
     pub max_blocks: u32,
-    /// Free native blocks a plane keeps: it lends none at or below this
-    /// (GC's soft threshold, so that lending never starts GC by itself).
+    /// Free native blocks a plane keeps beyond its spare: it lends none at
+    /// or below the two together (GC's soft threshold, so that lending never
+    /// starts GC by itself).
     pub keep_free: u32,
 }
 
 impl Ftl {
-    /// Sets the cache's dynamic part (none by default).
+    /// Sets the cache's dynamic part (none by default). The plane's spare
+    /// stays native whatever `keep_free` says: Samsung's Intelligent
+    /// TurboWrite grows out of *unwritten user capacity*, so a drive holding
+    /// data in every logical page has no dynamic cache.
     pub fn set_slc_lending(&mut self, lending: SlcLending) {
         self.slc_lending = lending;
+        self.slc_lend_floor = lending.keep_free + self.spare_blocks_per_plane();
+    }
+
+    /// Native blocks a plane holds beyond its share of the logical space.
+    pub fn spare_blocks_per_plane(&self) -> u32 {
+        let l = &self.layout;
+        let per_plane = (l.logical_pages as u64).div_ceil(l.planes.max(1) as u64);
+        let needed = per_plane.div_ceil(l.pages_per_block.max(1) as u64);
+        (self.native_blocks_per_plane() as u64).saturating_sub(needed) as u32
     }
 
     /// Whether the block runs in SLC mode now (the SLC write cache).
@@ -55,9 +68,8 @@ impl Ftl {
 
     fn may_lend(&self, plane: PlaneId) -> bool {
         let ps = &self.planes[plane.index()];
-        let l = self.slc_lending;
-        ps.slc_lent < l.max_blocks
-            && ps.free.len() as u32 > l.keep_free.max(self.host_reserve_blocks) + 1
+        ps.slc_lent < self.slc_lending.max_blocks
+            && ps.free.len() as u32 > self.slc_lend_floor.max(self.host_reserve_blocks) + 1
     }
 
     /// A free native block switched to SLC mode for the cache, if the
@@ -97,7 +109,8 @@ mod tests {
     use crate::ssd::ids::Lpn;
     use crate::ssd::layout::Layout;
 
-    /// One plane of 40 blocks of 6 pages; 2 static SLC blocks of 2 pages.
+    /// One plane of 40 blocks of 6 pages; 2 static SLC blocks of 2 pages;
+    /// 120 logical pages need 20 of the 38 native blocks: 18 spare.
     fn ftl(max_blocks: u32, keep_free: u32) -> Ftl {
         let mut cfg = SsdConfig::load("seed004").unwrap();
         cfg.geometry.channels = 1;
@@ -148,6 +161,27 @@ mod tests {
         assert!(f.is_slc(blocks[0]), "a static block stays in the cache");
         assert_eq!(f.slc_lent_blocks(PlaneId(0)), 2);
         f.check(&|_| false).unwrap();
+    }
+
+    #[test]
+    fn the_spare_is_what_a_plane_holds_beyond_its_share_of_the_logical_space() {
+        assert_eq!(ftl(0, 0).spare_blocks_per_plane(), 18);
+        let cfg = SsdConfig::load("consumer-tlc-250g").unwrap();
+        let slc = cfg.slc_cache.as_ref().unwrap();
+        let f = Ftl::new(Layout::new(&cfg), Some((slc.blocks_per_plane, 3)), 1, false);
+        // 2611 native blocks of 1536 pages; 61,054,156 logical pages over
+        // 16 planes need 2485 of them: 126 spare (12.7 GB in all).
+        assert_eq!(f.spare_blocks_per_plane(), 126);
+    }
+
+    #[test]
+    fn keeps_its_spare_native_whatever_it_is_told_to_keep() {
+        // 38 free native blocks, 18 of them spare: with nothing more to
+        // keep it lends while more than 19 are free (the spare and one
+        // block for a frontier), so 19 at most.
+        let mut f = ftl(100, 0);
+        write(&mut f, 0, 4 + 2 * 30);
+        assert_eq!(f.slc_lent_blocks(PlaneId(0)), 19);
     }
 
     #[test]
