@@ -58,6 +58,15 @@ struct GcArgs {
     /// Host writes per run, in multiples of the logical capacity.
     #[arg(long, default_value_t = 2.0)]
     write_volume: f64,
+    /// Share of the physical space the traces address, from page 0 (the
+    /// data's footprint; GC is enabled at 70 % full).
+    #[arg(long, default_value_t = 0.65)]
+    footprint: f64,
+    /// Fit each profile's locality and overwrite knobs to the paper's
+    /// victim table instead of running the study; prints and writes
+    /// OUT/fit.md.
+    #[arg(long)]
+    fit: bool,
 }
 
 #[derive(clap::Args)]
@@ -270,6 +279,16 @@ fn run_gc(a: GcArgs) -> Result<(), InputError> {
             "must be positive (write volume at most 100)",
         ));
     }
+    // The precondition fills 60 % of the physical space.
+    if !(a.footprint >= 0.6 && a.footprint <= 1.0) {
+        return Err(InputError::invalid(
+            "--footprint",
+            format!(
+                "{} is outside 0.6..=1 (the run starts 60 % full)",
+                a.footprint
+            ),
+        ));
+    }
     let opts = GcStudyOptions {
         out: a.out.clone(),
         threads: a.jobs,
@@ -277,18 +296,26 @@ fn run_gc(a: GcArgs) -> Result<(), InputError> {
         requests: a.requests,
         offered_mbs: a.offered_mbs,
         write_volume: a.write_volume,
+        footprint: a.footprint,
     };
+    if a.fit {
+        return fit_gc_profiles(&opts);
+    }
     let bar = progress_bar("GC study");
     let progress = |done: usize, total: usize| bar.tick(done, total);
     let (rows, computed) = gc_study::run(&opts, &progress)?;
     bar.finish();
     let preamble = format!(
         "Device `seed004` (the simulated SSD of Lee, Choi and Hong, Electronics 12(9):2142, 2023), GC enabled at 70% full, preconditioned to 60% of the physical space (`fill`); \
-each profile's synthetic trace ({} requests per pass, seed {}) replayed open loop at {} MB/s offered until the host \
-has written {}× the logical capacity. Every profile is a **synthetic stand-in** for the paper's traces. \
+each profile's synthetic trace ({} requests per pass, seed {}, addressing the first {:.0}% of the physical space) \
+replayed open loop at {} MB/s offered until the host has written {}× the logical capacity. Every profile is a **synthetic stand-in** for the paper's traces. \
 Schemes: PBGC = eager 70% trigger, greedy, plane-blocking; BBGC = the same, block-blocking; on-demand = \
 invalidation-rate trigger, prioritized victims, block-blocking (docs/model.md).\n",
-        a.requests, a.seed, a.offered_mbs, a.write_volume
+        a.requests,
+        a.seed,
+        100.0 * a.footprint,
+        a.offered_mbs,
+        a.write_volume
     );
     let files = gc_study::write_report(&rows, &preamble, &a.out)?;
     println!(
@@ -300,6 +327,27 @@ invalidation-rate trigger, prioritized victims, block-blocking (docs/model.md).\
     for f in files {
         println!("  {}", f.display());
     }
+    Ok(())
+}
+
+/// `reproduce gc-ondemand --fit`: every profile's knobs fitted to the
+/// paper's victim table.
+fn fit_gc_profiles(opts: &ssdlab_studies::gc_study::GcStudyOptions) -> Result<(), InputError> {
+    use ssdlab_studies::gc_fit;
+    let bar = progress_bar("fitting profiles");
+    let progress = |done: usize, total: usize| bar.tick(done, total);
+    let fits = gc_fit::fit(ssdlab_trace::PROFILES, opts, &progress)?;
+    bar.finish();
+    let table = gc_fit::fit_markdown(&fits);
+    let path = opts.out.join("fit.md");
+    let text = format!(
+        "# Synthetic profiles fitted to the victim table (measured under {})\n\n{table}",
+        gc_fit::FIT_SCHEME
+    );
+    std::fs::write(&path, text)
+        .map_err(|e| InputError::invalid(path.display().to_string(), e.to_string()))?;
+    print!("{table}");
+    println!("  {}", path.display());
     Ok(())
 }
 

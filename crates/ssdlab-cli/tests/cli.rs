@@ -734,6 +734,56 @@ fn reproduce_gc_ondemand_writes_its_tables() {
 }
 
 #[test]
+fn gc_profile_fit_writes_its_table_and_resumes() {
+    let dir = std::env::temp_dir().join(format!("ssdlab-gcfit-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let args = [
+        "reproduce",
+        "gc-ondemand",
+        "--fit",
+        "--out",
+        dir.to_str().unwrap(),
+        "--requests",
+        "1000",
+        "--write-volume",
+        "0.02",
+    ];
+    let (code, first, err) = ssdlab(&args);
+    assert_eq!(code, 0, "{err}");
+    let md = std::fs::read_to_string(dir.join("fit.md")).unwrap();
+    for name in [
+        "cassandra",
+        "mongodb",
+        "mysql",
+        "rocksdb",
+        "dbench",
+        "sqlite",
+    ] {
+        assert!(md.contains(&format!("| {name} |")), "{md}");
+    }
+    assert!(first.contains("worst error"), "{first}");
+    // A second fit finds every run it needs in the cache: zero runs.
+    let (code, second, err) = ssdlab(&args);
+    assert_eq!(code, 0, "{err}");
+    let runs: Vec<&str> = second
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| profile"))
+        .map(|l| l.trim_end_matches(" |").rsplit("| ").next().unwrap())
+        .collect();
+    assert_eq!(runs, vec!["0"; 6], "{second}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn gc_study_rejects_a_footprint_below_its_precondition() {
+    for bad in ["0.5", "1.5", "nan"] {
+        let (code, _, err) = ssdlab(&["reproduce", "gc-ondemand", "--footprint", bad]);
+        assert_eq!(code, 2, "{bad}: {err}");
+        assert!(err.contains("--footprint"), "{err}");
+    }
+}
+
+#[test]
 fn nonsense_job_parameters_exit_2_naming_the_job() {
     for (name, text, needle) in [
         (

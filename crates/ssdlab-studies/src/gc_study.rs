@@ -20,7 +20,7 @@ use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::config::{GcExecution, SsdConfig};
 use ssdlab_sim::ssd::layout::Layout;
 use ssdlab_sim::workload::trace_replay::{replay_jobfile, ReplayOptions, TraceFeed};
-use ssdlab_trace::{write_trace, Format, ReadOptions, SynthOptions, PROFILES};
+use ssdlab_trace::{write_trace, Format, Profile, ReadOptions, SynthOptions, PROFILES};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -47,6 +47,9 @@ pub struct GcStudyOptions {
     pub offered_mbs: f64,
     /// Host writes per run, in multiples of the logical capacity.
     pub write_volume: f64,
+    /// Share of the physical space the traces address (their footprint),
+    /// from logical page 0.
+    pub footprint: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -95,50 +98,60 @@ pub fn apply_scheme(cfg: &mut SsdConfig, scheme: &str) -> Result<(), InputError>
     Ok(())
 }
 
-/// Writes every profile's synthetic trace into `dir` (MQSim format). A
-/// trace is named by a hash of what generates it and written to a temporary
-/// file renamed when complete, so one that exists is whole and is reused.
-fn write_traces(
+/// The bytes the synthetic traces address: the first `opts.footprint` of
+/// the device's physical space, in whole 4 KiB pages, at most the logical
+/// capacity.
+pub fn trace_span(opts: &GcStudyOptions) -> u64 {
+    let device = scheme_preset("BBGC").device;
+    let logical = Layout::new(&device).capacity_bytes();
+    let physical = logical as f64 / (1.0 - device.ftl.over_provisioning);
+    let span = ((opts.footprint * physical) as u64).min(logical);
+    span / ssdlab_trace::synth::PAGE_BYTES * ssdlab_trace::synth::PAGE_BYTES
+}
+
+/// Writes `profile`'s synthetic trace into `dir` (MQSim format), at the
+/// arrival rate that offers `opts.offered_mbs`. A trace is named by a hash
+/// of what generates it and written to a temporary file renamed when
+/// complete, so one that exists is whole and is reused.
+pub fn write_profile_trace(
+    profile: &Profile,
     opts: &GcStudyOptions,
     dir: &Path,
-    logical_bytes: u64,
-) -> Result<Vec<PathBuf>, InputError> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| InputError::invalid(dir.display().to_string(), e.to_string()))?;
-    PROFILES
-        .iter()
-        .map(|p| {
-            let io =
-                |e: std::io::Error| InputError::invalid(dir.display().to_string(), e.to_string());
-            let avg_kb =
-                p.read_pct / 100.0 * p.avg_read_kb + (1.0 - p.read_pct / 100.0) * p.avg_write_kb;
-            let iops = opts.offered_mbs * 1e6 / (avg_kb * 1024.0);
-            let profile = ssdlab_trace::Profile { iops, ..*p };
-            let so = SynthOptions {
-                requests: opts.requests,
-                span_bytes: logical_bytes,
-                seed: opts.seed,
-            };
-            let key = Cache::key(&serde_json::json!({
-                "ssdlab": env!("CARGO_PKG_VERSION"),
-                "profile": format!("{profile:?}"),
-                "requests": so.requests,
-                "span_bytes": so.span_bytes,
-                "seed": so.seed,
-            }));
-            let path = dir.join(format!("{}-{}.mqsim", p.name, &key[..12]));
-            if path.is_file() {
-                return Ok(path);
-            }
-            let tmp = dir.join(format!(".{}.tmp-{}", p.name, std::process::id()));
-            let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
-            write_trace(&mut w, Format::Mqsim, &profile, &so).map_err(io)?;
-            std::io::Write::flush(&mut w).map_err(io)?;
-            drop(w);
-            std::fs::rename(&tmp, &path).map_err(io)?;
-            Ok(path)
-        })
-        .collect()
+) -> Result<PathBuf, InputError> {
+    let io = |e: std::io::Error| InputError::invalid(dir.display().to_string(), e.to_string());
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let p = profile;
+    let avg_kb = p.read_pct / 100.0 * p.avg_read_kb + (1.0 - p.read_pct / 100.0) * p.avg_write_kb;
+    let iops = opts.offered_mbs * 1e6 / (avg_kb * 1024.0);
+    let profile = Profile { iops, ..*p };
+    let so = SynthOptions {
+        requests: opts.requests,
+        span_bytes: trace_span(opts),
+        seed: opts.seed,
+    };
+    let key = Cache::key(&serde_json::json!({
+        "ssdlab": env!("CARGO_PKG_VERSION"),
+        "profile": format!("{profile:?}"),
+        "requests": so.requests,
+        "span_bytes": so.span_bytes,
+        "seed": so.seed,
+    }));
+    let path = dir.join(format!("{}-{}.mqsim", p.name, &key[..12]));
+    if path.is_file() {
+        return Ok(path);
+    }
+    let tmp = dir.join(format!(
+        ".{}-{}.tmp-{}",
+        p.name,
+        &key[..12],
+        std::process::id()
+    ));
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
+    write_trace(&mut w, Format::Mqsim, &profile, &so).map_err(io)?;
+    std::io::Write::flush(&mut w).map_err(io)?;
+    drop(w);
+    std::fs::rename(&tmp, &path).map_err(io)?;
+    Ok(path)
 }
 
 /// Runs the study: every (profile, scheme) point not yet in the cache
@@ -147,16 +160,18 @@ pub fn run(
     opts: &GcStudyOptions,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<(Vec<GcRow>, usize), InputError> {
-    let logical = Layout::new(&scheme_preset("BBGC").device).capacity_bytes();
-    let traces = write_traces(opts, &opts.out.join("traces"), logical)?;
+    let traces = PROFILES
+        .iter()
+        .map(|p| write_profile_trace(p, opts, &opts.out.join("traces")))
+        .collect::<Result<Vec<_>, _>>()?;
     let points: Vec<StudyPoint<'_, GcRow>> = (0..PROFILES.len())
         .flat_map(|i| SCHEMES.iter().map(move |&scheme| (i, scheme)))
         .map(|(i, scheme)| {
-            let (profile, trace) = (PROFILES[i].name, &traces[i]);
+            let (profile, trace) = (&PROFILES[i], &traces[i]);
             StudyPoint {
                 config: point_config(profile, scheme, opts),
                 cost: 1,
-                compute: Box::new(move || run_one(profile, scheme, trace, logical, opts)),
+                compute: Box::new(move || run_one(profile.name, scheme, trace, opts)),
             }
         })
         .collect();
@@ -164,14 +179,15 @@ pub fn run(
 }
 
 /// Everything that decides a point's result (the cache key's input).
-fn point_config(profile: &str, scheme: &str, opts: &GcStudyOptions) -> serde_json::Value {
+pub fn point_config(profile: &Profile, scheme: &str, opts: &GcStudyOptions) -> serde_json::Value {
     serde_json::json!({
         "study": "gc-ondemand",
         "ssdlab": env!("CARGO_PKG_VERSION"),
         "device": scheme_preset(scheme).device,
         "host": scheme_preset(scheme).host,
-        "profile": profile,
+        "profile": format!("{profile:?}"),
         "scheme": scheme,
+        "footprint": opts.footprint,
         "requests": opts.requests,
         "offered_mbs": opts.offered_mbs,
         "write_volume": opts.write_volume,
@@ -179,14 +195,15 @@ fn point_config(profile: &str, scheme: &str, opts: &GcStudyOptions) -> serde_jso
     })
 }
 
-fn run_one(
+/// Replays `trace` (profile `profile`'s) under `scheme`: one row.
+pub fn run_one(
     profile: &str,
     scheme: &str,
     trace: &Path,
-    logical: u64,
     opts: &GcStudyOptions,
 ) -> Result<GcRow, InputError> {
     let Preset { device, host } = scheme_preset(scheme);
+    let logical = Layout::new(&device).capacity_bytes();
     let setup = RunSetup {
         occupancy: 0.60 * (1.0 - device.ftl.over_provisioning).recip(),
         precondition: ssdlab_sim::ssd::precondition::PreconditionMode::Auto,

@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod cache;
 pub mod datasheet;
+pub mod gc_fit;
 pub mod gc_study;
 pub mod k2;
 pub mod point;
