@@ -2,6 +2,7 @@
 
 mod bench_cmd;
 mod bench_compare;
+mod calibrate_cmd;
 mod choices;
 mod dask_bridge;
 mod output;
@@ -55,6 +56,9 @@ enum Command {
     Rtflash(rtflash_cmd::Args),
     /// Choose K2's bound for an objective (O1/O2) from a study's results.csv.
     Tune(tune_cmd::Args),
+    /// Fit preset keys to measured figures (a targets file: starting preset,
+    /// keys with ranges, jobs and the values measured); writes fitted.toml.
+    Calibrate(calibrate_cmd::Args),
     /// Measure simulator speed: precondition a device fully, then closed-loop
     /// 4 KiB random reads and GC-bound random writes.
     Bench(bench_cmd::Args),
@@ -98,6 +102,7 @@ fn main() -> ExitCode {
         Command::Postmark(a) => postmark_cmd::run(a),
         Command::Rtflash(a) => rtflash_cmd::run(a),
         Command::Tune(a) => tune_cmd::run(a),
+        Command::Calibrate(a) => calibrate_cmd::run(a),
         Command::Bench(a) => bench_cmd::run(a),
         Command::Validate(a) => validate_cmd::run(a),
         Command::Presets(a) => presets_cmd::run(a),

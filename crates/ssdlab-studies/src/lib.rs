@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod cache;
+pub mod calibrate;
 pub mod datasheet;
 pub mod gc_fit;
 pub mod gc_study;

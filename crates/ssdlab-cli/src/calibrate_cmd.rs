@@ -1,0 +1,74 @@
+//! `ssdlab calibrate TARGETS.toml`: fits preset keys to measured figures
+//! (docs/calibration.md, "Fitting a preset: `ssdlab calibrate`").
+
+use ssdlab_sim::error::InputError;
+use ssdlab_studies::calibrate::{self, Calibration, FitOptions};
+use std::path::{Path, PathBuf};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The targets file: starting preset, keys with ranges, targets.
+    targets: PathBuf,
+    /// Where fitted.toml, residuals.md and the run cache go.
+    #[arg(long, default_value = "out/calibrate")]
+    out: PathBuf,
+    /// Points run in parallel.
+    #[arg(long, default_value_t = crate::reproduce_cmd::default_jobs())]
+    jobs: usize,
+    /// Nelder–Mead iterations at most (about 1.5 evaluations each).
+    #[arg(long, default_value_t = 40)]
+    max_iters: u64,
+}
+
+pub fn run(a: Args) -> Result<(), InputError> {
+    if a.jobs == 0 || a.max_iters == 0 {
+        return Err(InputError::invalid(
+            "--jobs/--max-iters",
+            "must be at least 1",
+        ));
+    }
+    let cal = Calibration::load(&a.targets)?;
+    let opts = FitOptions {
+        cache_dir: a.out.join("cache"),
+        threads: a.jobs,
+        max_iters: a.max_iters,
+    };
+    let progress =
+        |n: usize, best: f64| eprint!("\rcalibrate: evaluation {n}, best cost {best:.6}   ");
+    let fitted = calibrate::fit(&cal, &opts, &progress)?;
+    eprintln!();
+    let table = calibrate::residuals_markdown(&fitted);
+    let mut values = String::new();
+    for (k, v) in &fitted.values {
+        values.push_str(&format!("{k} = {v}\n"));
+    }
+    let report = format!(
+        "# Calibration of {} from {}\n\nFitted keys:\n\n```toml\n{values}```\n\nCost (weighted squared relative errors): {:.6}\n\n{table}",
+        cal.file.device,
+        a.targets.display(),
+        fitted.cost
+    );
+    write_atomically(&a.out.join("fitted.toml"), &fitted.preset_toml)?;
+    write_atomically(&a.out.join("residuals.md"), &report)?;
+    print!("{values}\n{table}");
+    println!(
+        "cost {:.6}; {} runs computed (the rest from the cache)\n  {}\n  {}",
+        fitted.cost,
+        fitted.runs,
+        a.out.join("fitted.toml").display(),
+        a.out.join("residuals.md").display()
+    );
+    Ok(())
+}
+
+/// Writes `text` to a temporary file renamed into place: a killed run
+/// leaves the old file or the new one, never half of one.
+fn write_atomically(path: &Path, text: &str) -> Result<(), InputError> {
+    let io = |e: std::io::Error| InputError::invalid(path.display().to_string(), e.to_string());
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    std::fs::write(&tmp, text).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
+}

@@ -1,0 +1,113 @@
+//! `ssdlab calibrate`: a synthetic fit (targets measured on a known preset,
+//! fitted back from a wrong start), resuming from the cache, and refused
+//! targets files.
+
+mod support;
+use std::path::{Path, PathBuf};
+use support::ssdlab;
+
+const JOB: &str = "[w]\nrw=randwrite\nbs=4k\niodepth=32\nioengine=libaio\ndirect=1\nsize=64m\nruntime=50ms\ntime_based=1\n";
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ssdlab-cal-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("w.fio"), JOB).unwrap();
+    dir
+}
+
+/// seed004 with its program time replaced: the wrong starting point.
+fn write_start_preset(dir: &Path, program_ns: u64) {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../presets/seed004.toml"),
+    )
+    .unwrap();
+    let text = text.replace(
+        "program_ns = 230_000",
+        &format!("program_ns = {program_ns}"),
+    );
+    std::fs::write(dir.join("start.toml"), text).unwrap();
+}
+
+fn measured_bw_mbs(dir: &Path) -> f64 {
+    let job = dir.join("w.fio");
+    let (code, out, err) = ssdlab(&[
+        "run",
+        job.to_str().unwrap(),
+        "--device",
+        "seed004",
+        "--output-format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    v["jobs"][0]["write"]["bw_bytes"].as_f64().unwrap() / 1e6
+}
+
+#[test]
+fn a_known_program_time_is_fitted_back_and_the_fit_resumes() {
+    let dir = scratch("fit");
+    write_start_preset(&dir, 450_000);
+    let bw = measured_bw_mbs(&dir);
+    let text = format!(
+        "device = \"start.toml\"\n[[param]]\nkey = \"timing.program_ns\"\nmin = 100000\nmax = 600000\n\
+         [[target]]\njob = \"w.fio\"\nmetric = \"bw_mbs\"\nvalue = {bw}\n"
+    );
+    std::fs::write(dir.join("targets.toml"), text).unwrap();
+    let out = dir.join("out");
+    let targets = dir.join("targets.toml");
+    let args = [
+        "calibrate",
+        targets.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let (code, first, err) = ssdlab(&args);
+    assert_eq!(code, 0, "{err}");
+    let fitted = std::fs::read_to_string(out.join("fitted.toml")).unwrap();
+    let program_ns: f64 = fitted
+        .lines()
+        .find_map(|l| l.strip_prefix("program_ns = "))
+        .expect("program_ns in fitted.toml")
+        .replace('_', "")
+        .parse()
+        .unwrap();
+    assert!(
+        (program_ns - 230_000.0).abs() < 0.03 * 230_000.0,
+        "fitted {program_ns}, true 230000\n{first}"
+    );
+    let report = std::fs::read_to_string(out.join("residuals.md")).unwrap();
+    assert!(report.contains("| w.fio none 0% bw_mbs |"), "{report}");
+    // Run again: every point comes from the cache.
+    let (code, second, err) = ssdlab(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(second.contains("; 0 runs computed"), "{second}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_targets_files_are_refused_with_the_field() {
+    let dir = scratch("bad");
+    let head = "device = \"seed004\"\n";
+    let param = "[[param]]\nkey = \"timing.program_ns\"\nmin = 100000\nmax = 600000\n";
+    let target = "[[target]]\njob = \"w.fio\"\nmetric = \"bw_mbs\"\nvalue = 100\n";
+    for (body, needle) in [
+        (format!("{head}[[param]]\nkey = \"timing.program_ns\"\nmin = 5\nmax = 5\n{target}"), "param[0]"),
+        (format!("{head}[[param]]\nkey = \"timing.no_such_key\"\nmin = 1\nmax = 5\n{target}"), "param[0]"),
+        (format!("{head}{param}[[target]]\njob = \"w.fio\"\nmetric = \"p999_us\"\nvalue = 100\n"), "job_name"),
+        (format!("{head}{param}[[target]]\njob = \"w.fio\"\nmetric = \"mean_us\"\njob_name = \"nope\"\nvalue = 1\n"), "job_name"),
+        (format!("{head}{param}[[target]]\njob = \"w.fio\"\nmetric = \"bw_mbs\"\nvalue = -1\n"), "value"),
+        (format!("{head}{param}[[target]]\njob = \"missing.fio\"\nmetric = \"bw_mbs\"\nvalue = 1\n"), "missing.fio"),
+        (format!("{head}{param}{target}colour = 3\n"), "colour"),
+        (format!("{head}{param}"), "targets.toml"),
+    ] {
+        let path = dir.join("targets.toml");
+        std::fs::write(&path, &body).unwrap();
+        let out = dir.join("out");
+        let (code, _, err) = ssdlab(&["calibrate", path.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert_eq!(code, 2, "{body}\n{err}");
+        assert!(err.contains(needle), "{needle} in {err}");
+        assert!(!out.join("fitted.toml").exists(), "{body}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
