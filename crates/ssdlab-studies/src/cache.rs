@@ -6,6 +6,7 @@
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use ssdlab_sim::error::InputError;
 use std::path::{Path, PathBuf};
 
 #[derive(Serialize, Deserialize)]
@@ -44,6 +45,23 @@ impl Cache {
         let text = std::fs::read_to_string(self.path(key)).ok()?;
         let e: Entry<T> = serde_json::from_str(&text).ok()?;
         (e.key == key).then_some(e.result)
+    }
+
+    /// The result stored for `config`, or else `compute`'s, stored before
+    /// it is returned; the flag says whether it was computed.
+    pub fn get_or_compute<T: Serialize + DeserializeOwned>(
+        &self,
+        config: &serde_json::Value,
+        compute: impl FnOnce() -> Result<T, InputError>,
+    ) -> Result<(T, bool), InputError> {
+        let key = Cache::key(config);
+        if let Some(result) = self.get(&key) {
+            return Ok((result, false));
+        }
+        let result = compute()?;
+        self.put(&key, config, &result)
+            .map_err(|e| InputError::invalid(self.dir.display().to_string(), e.to_string()))?;
+        Ok((result, true))
     }
 
     pub fn put<T: Serialize>(

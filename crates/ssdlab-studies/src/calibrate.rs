@@ -9,8 +9,7 @@
 use crate::cache::Cache;
 use crate::point::{PointFigures, PointSpec};
 use crate::setup::PointParams;
-use argmin::core::{CostFunction, Error, Executor, State};
-use argmin::solver::neldermead::NelderMead;
+use argmin::core::{CostFunction, Error};
 use rayon::prelude::*;
 use serde::Deserialize;
 use ssdlab_sim::error::InputError;
@@ -356,15 +355,8 @@ pub fn fit(
         best: Mutex::new(f64::INFINITY),
         progress,
     };
-    let start = cal.start_point();
-    let solver = NelderMead::new(simplex(&start))
-        .with_sd_tolerance(1e-6)
-        .map_err(|e| InputError::invalid("calibrate", e.to_string()))?;
-    let result = Executor::new(&problem, solver)
-        .configure(|s| s.max_iters(opts.max_iters).target_cost(1e-6))
-        .run()
-        .map_err(|e| InputError::invalid("calibrate", e.to_string()))?;
-    let best = result.state().get_best_param().cloned().unwrap_or(start);
+    let best = crate::unit_search::minimise(&problem, cal.start_point(), opts.max_iters, 1e-6)
+        .map_err(|m| InputError::invalid("calibrate", m))?;
     let residuals = problem.residuals(&best)?;
     let values = cal.values(&best);
     let preset = Preset::load_with(&cal.file.device, &values)?;
@@ -377,17 +369,6 @@ pub fn fit(
             .map_err(|m| InputError::invalid("calibrate", m))?,
         values,
     })
-}
-
-/// The start and one step of a fifth of each range, towards its middle.
-fn simplex(start: &[f64]) -> Vec<Vec<f64>> {
-    let mut s = vec![start.to_vec()];
-    for i in 0..start.len() {
-        let mut v = start.to_vec();
-        v[i] += if v[i] > 0.5 { -0.2 } else { 0.2 };
-        s.push(v);
-    }
-    s
 }
 
 fn cost_of(residuals: &[Residual]) -> f64 {
@@ -424,18 +405,11 @@ impl Objective<'_> {
     fn residual(&self, i: usize, x: &[f64]) -> Result<Residual, InputError> {
         let t = &self.cal.file.targets[i];
         let spec = self.cal.point(i, x)?;
-        let key = spec.key();
-        let figures = match self.cache.get::<PointFigures>(&key) {
-            Some(f) => f,
-            None => {
-                let f = spec.run()?;
-                self.cache
-                    .put(&key, &spec.config(), &f)
-                    .map_err(|e| InputError::invalid("cache", e.to_string()))?;
-                self.runs.fetch_add(1, Ordering::Relaxed);
-                f
-            }
-        };
+        let (figures, fresh): (PointFigures, bool) =
+            self.cache.get_or_compute(&spec.config(), || spec.run())?;
+        if fresh {
+            self.runs.fetch_add(1, Ordering::Relaxed);
+        }
         let measured = t
             .metric
             .read(&figures, t.job_name.as_deref())

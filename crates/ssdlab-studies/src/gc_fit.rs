@@ -14,8 +14,7 @@
 
 use crate::cache::Cache;
 use crate::gc_study::{self, GcRow, GcStudyOptions, PAPER_VICTIMS};
-use argmin::core::{CostFunction, Error, Executor, State};
-use argmin::solver::neldermead::NelderMead;
+use argmin::core::{CostFunction, Error};
 use rayon::prelude::*;
 use ssdlab_sim::error::InputError;
 use ssdlab_trace::Profile;
@@ -99,16 +98,8 @@ fn fit_profile(
         cache,
         evaluations: &evaluations,
     };
-    let start = to_unit(base);
-    let simplex = initial_simplex(&start);
-    let solver = NelderMead::new(simplex)
-        .with_sd_tolerance(1e-3)
-        .map_err(|e| InputError::invalid("--fit", e.to_string()))?;
-    let result = Executor::new(problem.clone(), solver)
-        .configure(|s| s.max_iters(MAX_ITERS).target_cost(TARGET_COST))
-        .run()
-        .map_err(|e| InputError::invalid(base.name, e.to_string()))?;
-    let best = result.state().get_best_param().cloned().unwrap_or(start);
+    let best = crate::unit_search::minimise(problem.clone(), to_unit(base), MAX_ITERS, TARGET_COST)
+        .map_err(|m| InputError::invalid(base.name, m))?;
     let profile = from_unit(base, &best);
     let row = problem.measure(&profile)?;
     Ok(ProfileFit {
@@ -118,18 +109,6 @@ fn fit_profile(
         paper,
         evaluations: evaluations.load(Ordering::Relaxed),
     })
-}
-
-/// The start and one step along each knob (towards the middle of its
-/// range, so that the simplex stays inside it).
-fn initial_simplex(start: &[f64]) -> Vec<Vec<f64>> {
-    let mut simplex = vec![start.to_vec()];
-    for i in 0..start.len() {
-        let mut v = start.to_vec();
-        v[i] += if v[i] > 0.5 { -0.2 } else { 0.2 };
-        simplex.push(v);
-    }
-    simplex
 }
 
 /// The knobs as a point of the unit cube: hot share, hot access, overwrite
@@ -166,19 +145,17 @@ impl VictimShares<'_> {
     /// The conventional scheme's run of `profile`, from the cache if there.
     fn measure(&self, profile: &Profile) -> Result<GcRow, InputError> {
         let config = gc_study::point_config(profile, FIT_SCHEME, self.opts);
-        let key = Cache::key(&config);
-        if let Some(row) = self.cache.get(&key) {
-            return Ok(row);
-        }
-        self.evaluations.fetch_add(1, Ordering::Relaxed);
         let dir = self.opts.out.join("traces");
-        let trace = gc_study::write_profile_trace(profile, self.opts, &dir)?;
-        let row = gc_study::run_one(profile.name, FIT_SCHEME, &trace, self.opts)?;
-        self.cache
-            .put(&key, &config, &row)
-            .map_err(|e| InputError::invalid(dir.display().to_string(), e.to_string()))?;
-        // Only the fitted profile's trace is worth keeping.
-        let _ = std::fs::remove_file(&trace);
+        let (row, fresh) = self.cache.get_or_compute(&config, || {
+            let trace = gc_study::write_profile_trace(profile, self.opts, &dir)?;
+            let row = gc_study::run_one(profile.name, FIT_SCHEME, &trace, self.opts);
+            // Only the fitted profile's trace is worth keeping.
+            let _ = std::fs::remove_file(&trace);
+            row
+        })?;
+        if fresh {
+            self.evaluations.fetch_add(1, Ordering::Relaxed);
+        }
         Ok(row)
     }
 }
@@ -232,17 +209,5 @@ mod tests {
         assert_eq!(p.read_pct, base.read_pct);
         let back = from_unit(&base, &to_unit(&p));
         assert_eq!(back, p);
-    }
-
-    #[test]
-    fn the_first_simplex_stays_inside_the_knobs_ranges() {
-        for start in [[0.01, 0.9, 0.2], [0.6, 0.1, 1.0]] {
-            let simplex = initial_simplex(&start);
-            assert_eq!(simplex.len(), 4);
-            for v in simplex.iter().flatten() {
-                assert!((0.0..=1.0).contains(v), "{v}");
-            }
-            assert!(simplex[1..].iter().all(|v| v != &start.to_vec()));
-        }
     }
 }

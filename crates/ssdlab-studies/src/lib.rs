@@ -16,6 +16,7 @@ pub mod rtflash;
 pub mod runner;
 pub mod setup;
 pub mod stb_study;
+pub mod unit_search;
 pub mod waf;
 
 /// Peak resident set size of this process in MiB (Linux; 0 elsewhere).

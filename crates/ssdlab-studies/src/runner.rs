@@ -46,16 +46,10 @@ pub fn run_points<T: Serialize + DeserializeOwned + Send>(
             .with_max_len(1)
             .map(|&i| {
                 let p = &points[i];
-                let key = Cache::key(&p.config);
-                let result = match cache.get(&key) {
-                    Some(result) => result,
-                    None => {
-                        let result = (p.compute)()?;
-                        cache.put(&key, &p.config, &result).map_err(cache_err)?;
-                        computed.fetch_add(1, Ordering::Relaxed);
-                        result
-                    }
-                };
+                let (result, fresh) = cache.get_or_compute(&p.config, &p.compute)?;
+                if fresh {
+                    computed.fetch_add(1, Ordering::Relaxed);
+                }
                 progress(done.fetch_add(1, Ordering::Relaxed) + 1, points.len());
                 Ok((i, result))
             })

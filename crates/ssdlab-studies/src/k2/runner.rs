@@ -100,19 +100,11 @@ pub fn execute(
     let next = AtomicUsize::new(0);
     let one = |p: &RunPoint| -> Result<RepResult, InputError> {
         let spec = p.spec(env);
-        let config = spec.config();
-        let key = Cache::key(&config);
-        let figures: PointFigures = match cache.get(&key) {
-            Some(f) => f,
-            None => {
-                let f = spec.run()?;
-                cache
-                    .put(&key, &config, &f)
-                    .map_err(|e| io_err(env.out, e))?;
-                computed.fetch_add(1, Ordering::Relaxed);
-                f
-            }
-        };
+        let (figures, fresh): (PointFigures, bool) =
+            cache.get_or_compute(&spec.config(), || spec.run())?;
+        if fresh {
+            computed.fetch_add(1, Ordering::Relaxed);
+        }
         let r = RepResult::of(&figures);
         progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
         Ok(r)
