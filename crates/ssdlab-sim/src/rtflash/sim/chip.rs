@@ -55,10 +55,11 @@ pub enum ChipOrder {
     /// assumes.
     #[default]
     Edf,
-    /// Arrival order, as an ordinary SSD that knows no deadlines serves its
-    /// queue: a GC round that writers wait on (foreground GC) then runs to
-    /// its end before the chip's other work. Background work still goes
-    /// last.
+    /// Arrival order, as an ordinary SSD serves its queue: it knows no
+    /// deadlines and no background class, and a GC round (foreground GC,
+    /// in the writer's context) runs to its end before the chip's other
+    /// work. Background NRT service then lives in the host, which holds NRT
+    /// requests back while RT I/O is outstanding (`Sim::issue_nrt`).
     Fifo,
 }
 
@@ -91,9 +92,9 @@ impl ChipQueue {
     /// Where an operation with `deadline` ranks on this chip.
     fn rank(&self, deadline: Option<Ns>) -> Ns {
         match (self.order, deadline) {
-            (_, None) => Ns::MAX,
+            (ChipOrder::Fifo, _) => 0,
+            (ChipOrder::Edf, None) => Ns::MAX,
             (ChipOrder::Edf, Some(d)) => d,
-            (ChipOrder::Fifo, Some(_)) => 0,
         }
     }
 
@@ -140,6 +141,12 @@ impl ChipQueue {
         }
     }
 
+    /// Ready operations (not counting the running one).
+    #[cfg(test)]
+    pub fn ready_len(&self) -> usize {
+        self.ready.len()
+    }
+
     pub fn is_idle(&self) -> bool {
         self.running.is_none()
     }
@@ -169,13 +176,13 @@ mod tests {
     }
 
     #[test]
-    fn fifo_serves_deadlines_in_arrival_order_and_a_waited_round_first() {
+    fn fifo_serves_everything_in_arrival_order_and_a_waited_round_first() {
         let mut q = ChipQueue::new(ChipOrder::Fifo);
         q.push(None, op(1));
         q.push(Some(50), op(2));
         q.push(Some(10), op(3));
         let order: Vec<u32> = std::iter::from_fn(|| q.pop().map(|(_, o)| o.request)).collect();
-        assert_eq!(order, vec![2, 3, 1]);
+        assert_eq!(order, vec![1, 2, 3]);
         q.round = Some(GcRound {
             copies_left: 3,
             deadline: Ns::MAX,

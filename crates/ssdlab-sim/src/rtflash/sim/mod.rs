@@ -37,6 +37,7 @@ use chip::{ChipQueue, GcRound, Op, OpKind, Running};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use space::FlashSpace;
+use std::collections::VecDeque;
 
 /// An RT task as the simulation runs it.
 #[derive(Debug, Clone)]
@@ -150,6 +151,11 @@ struct Sim<'a> {
     report: report::Collector,
     /// The first out-of-space error met while running.
     error: Option<OutOfSpace>,
+    /// RT jobs released and not yet finished.
+    rt_open: u32,
+    /// Arrival times of NRT requests the host holds back (ordinary device,
+    /// background service) until no RT job is open.
+    nrt_held: VecDeque<Ns>,
 }
 
 impl<'a> Sim<'a> {
@@ -201,6 +207,8 @@ impl<'a> Sim<'a> {
             free_parts: Vec::new(),
             report: report::Collector::new(s),
             error: None,
+            rt_open: 0,
+            nrt_held: Default::default(),
         };
         sim.precondition(logical)?;
         Ok(sim)
@@ -217,15 +225,36 @@ impl<'a> Sim<'a> {
         chips[((lpn - self.task_base[task]) % chips.len() as u64) as usize]
     }
 
-    /// Every page written once, then as many random overwrites: the
-    /// chips reach a GC steady state before the clock starts.
+    /// Every page written once; then, chip by chip, random overwrites of
+    /// the pages that live there until the chip has collected its first
+    /// block, and one more chip's worth of overwrites after that: each chip
+    /// starts the run in a GC steady state, whatever its fill. (Overwrites
+    /// drawn over the whole logical space would leave a chip that holds
+    /// little data with free blocks for the whole run.)
     fn precondition(&mut self, logical: u64) -> Result<(), OutOfSpace> {
+        let chips = self.s.platform.chips as usize;
+        let mut on_chip: Vec<Vec<u32>> = vec![Vec::new(); chips];
         for lpn in 0..logical {
-            self.space.write_now(lpn as u32, self.home_chip(lpn))?;
+            let chip = self.home_chip(lpn);
+            self.space.write_now(lpn as u32, chip)?;
+            on_chip[chip as usize].push(lpn as u32);
         }
-        for _ in 0..logical {
-            let lpn = self.rng.gen_range(0..logical.max(1));
-            self.space.write_now(lpn as u32, self.home_chip(lpn))?;
+        let p = &self.s.platform;
+        let chip_pages = (p.blocks_per_chip - p.reserved_blocks) * p.pages_per_block;
+        for (chip, pages) in on_chip.iter().enumerate() {
+            if pages.is_empty() {
+                continue;
+            }
+            let mut after_first_round = None;
+            while after_first_round.is_none_or(|n| n < chip_pages) {
+                let lpn = pages[self.rng.gen_range(0..pages.len())];
+                let rounds = self.space.write_now(lpn, chip as u32)?;
+                after_first_round = match after_first_round {
+                    None if rounds > 0 => Some(0),
+                    None => None,
+                    Some(n) => Some(n + 1),
+                };
+            }
         }
         Ok(())
     }
@@ -283,6 +312,7 @@ impl<'a> Sim<'a> {
             return;
         }
         let job = self.new_job(Owner::Task(task), now, reads + writes);
+        self.rt_open += 1;
         let base = self.task_base[task];
         for (pages, is_write) in [(reads, false), (writes, true)] {
             if pages == 0 {
@@ -295,7 +325,34 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// An NRT request arrives. An ordinary device has no background class,
+    /// so background service is the host's: like BFQ's idle class
+    /// (block/bfq-iosched.c, bfq-wf2q.c), NRT requests are dispatched only
+    /// while no RT I/O is outstanding, and wait in the host otherwise.
     fn issue_nrt(&mut self, now: Ns) {
+        if self.host_holds_nrt() {
+            self.nrt_held.push_back(now);
+            return;
+        }
+        self.dispatch_nrt(now, now);
+    }
+
+    fn host_holds_nrt(&self) -> bool {
+        self.s.order == ChipOrder::Fifo
+            && self.rt_open > 0
+            && self.servers.iter().all(Option::is_none)
+    }
+
+    /// The last open RT job finished: the host lets the held NRT requests go.
+    fn release_held_nrt(&mut self, now: Ns) {
+        while let Some(arrival) = self.nrt_held.pop_front() {
+            self.dispatch_nrt(arrival, now);
+        }
+    }
+
+    /// Splits an NRT request (arrived at `arrival`) per cluster and queues
+    /// its parts on the chips.
+    fn dispatch_nrt(&mut self, arrival: Ns, now: Ns) {
         let Some(n) = self.s.nrt.as_ref() else {
             return;
         };
@@ -305,7 +362,7 @@ impl<'a> Sim<'a> {
             return;
         }
         let start = self.rng.gen_range(0..=n.footprint_pages - pages);
-        let job = self.new_job(Owner::Nrt, now, pages);
+        let job = self.new_job(Owner::Nrt, arrival, pages);
         let mut by_cluster: Vec<Vec<u64>> = vec![Vec::new(); self.s.clusters.len()];
         for lpn in self.nrt_base + start..self.nrt_base + start + pages {
             by_cluster[self.cluster_of_chip[self.home_chip(lpn) as usize]].push(lpn);
@@ -516,7 +573,13 @@ impl<'a> Sim<'a> {
         let (owner, response, pages) = (j.owner, now - j.release, j.pages);
         self.free_jobs.push(job);
         match owner {
-            Owner::Task(task) => self.report.rt_job(task, response),
+            Owner::Task(task) => {
+                self.report.rt_job(task, response);
+                self.rt_open -= 1;
+                if self.rt_open == 0 {
+                    self.release_held_nrt(now);
+                }
+            }
             Owner::Nrt => {
                 self.report.nrt_request(pages, response);
                 let saturating = matches!(

@@ -204,3 +204,44 @@ fn accepted_sets_never_miss_and_stay_within_the_bound() {
         "only {simulated} accepted runs: the grid is too heavy"
     );
 }
+
+#[test]
+fn a_sparsely_filled_chip_starts_in_gc_steady_state() {
+    // One writer holding 5 % of its chip: overwrites drawn over the whole
+    // logical space would leave it free blocks for the whole run.
+    let mut s = setup(NrtService::Background);
+    s.tasks = vec![task("sparse", 10, 0, 4, 100, 0)];
+    s.clusters = vec![cluster(&[0], NrtService::Background)];
+    s.nrt = None;
+    s.platform.chips = 1;
+    s.duration_ns = 200_000_000;
+    let r = simulate(&s).unwrap();
+    // 20 jobs × 4 pages; a round frees about 30 pages at this fill.
+    assert!(r.gc_rounds >= 2, "{r:#?}");
+}
+
+#[test]
+fn an_ordinary_device_holds_background_nrt_in_the_host_while_rt_is_open() {
+    let mut s = setup(NrtService::Background);
+    s.order = ChipOrder::Fifo;
+    s.nrt.as_mut().unwrap().arrival = NrtArrival::Poisson { per_second: 1.0 };
+    let mut sim = Sim::new(&s).unwrap();
+    sim.release(0, 0);
+    sim.issue_nrt(0);
+    assert_eq!(sim.nrt_held.len(), 1, "held while task a's job is open");
+    assert!(sim.chips.iter().all(|c| c.ready_len() <= 2), "only a's ops");
+    while sim.rt_open > 0 {
+        match sim.q.pop() {
+            Some((now, Event::ChipDone(chip))) => sim.chip_done(chip, now),
+            Some(_) => {}
+            None => panic!("the job never finished"),
+        }
+    }
+    assert!(sim.nrt_held.is_empty(), "let go when the job finished");
+    // On the framework's device the chips order it instead.
+    s.order = ChipOrder::Edf;
+    let mut sim = Sim::new(&s).unwrap();
+    sim.release(0, 0);
+    sim.issue_nrt(0);
+    assert!(sim.nrt_held.is_empty());
+}
