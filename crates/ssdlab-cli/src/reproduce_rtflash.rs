@@ -59,7 +59,7 @@ pub fn run(a: RtFlashArgs) -> Result<(), InputError> {
         "Kim et al., \"Dynamic Chip Clustering and Task Allocation for Real-time Flash\" (DAC 2021), \
 reconstructed as docs/rt-flash.md describes. Plan: {} ({} s per case-study run; {} task sets per \
 schedulability point, demand in steps of {}·m; {} accepted sets × {} s per bandwidth point); seed {}. \
-Case study: `{}` (4 chips of the `seed004` die, 4 RT tasks, a saturating NRT load).\n",
+Case studies: {} (4 chips of the `seed004` die, 4 RT tasks, a saturating NRT load).\n",
         match (a.paper, a.sets.is_some() || a.seconds.is_some()) {
             (true, false) => "paper",
             (false, false) => "quick",
@@ -72,7 +72,9 @@ Case study: `{}` (4 chips of the `seed004` die, 4 RT tasks, a saturating NRT loa
         plan.bandwidth_sets,
         plan.bandwidth_seconds,
         a.seed,
-        rtflash::CASE_STUDY_FILE,
+        rtflash::CASE_STUDIES
+            .map(|c| format!("`{}`", c.file))
+            .join(" and "),
     );
     let files = rtflash::write_report(&rows, &preamble, &a.out)?;
     println!(

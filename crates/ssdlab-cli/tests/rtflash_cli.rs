@@ -210,25 +210,37 @@ fn reproduce_rt_flash_writes_the_report_resumes_from_its_cache_and_repeats() {
     }
     let md = std::fs::read_to_string(base.join("a/report.md")).unwrap();
     for part in [
-        "## 1. Case study",
+        "## 1.1 Case study",
+        "## 1.2 Case study",
         "## 2. Motivation",
         "## 3. Schedulability",
         "## 4. NRT bandwidth",
     ] {
         assert!(md.contains(part), "{part}");
     }
-    // The proposed approach misses nothing in the case study.
-    let line = md
+    // The proposed approach misses nothing in either case study.
+    let lines: Vec<&str> = md
         .lines()
-        .find(|l| l.starts_with("| Clustering-BFD+TBS | schedulable"))
+        .filter(|l| l.starts_with("| Clustering-BFD+TBS | schedulable"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{md}");
+    for line in lines {
+        assert_eq!(line.matches("| 0 / ").count(), 2, "{line}");
+        assert_eq!(line.matches("(0.0 %)").count(), 2, "{line}");
+    }
+    // Shared on an ordinary SSD, the urgent tasks of the second one miss
+    // reads and writes behind the GC rounds of the bulk writers' data.
+    let interference = &md[md.find("## 1.2").unwrap()..];
+    let line = interference
+        .lines()
+        .find(|l| l.starts_with("| Global+BG, ordinary SSD |"))
         .unwrap();
-    assert_eq!(line.matches("| 0 / ").count(), 2, "{line}");
-    assert_eq!(line.matches("(0.0 %)").count(), 2, "{line}");
+    assert_eq!(line.matches("| 0 / ").count(), 0, "{line}");
     assert!(first.contains("points computed"), "{first}");
     // A second run takes every point from the cache and writes the same rows.
     let (again, csv_again) = reproduce(&base.join("a"));
     assert!(again.contains("(0 points computed"), "{again}");
-    assert!(first.contains("(130 points computed"), "{first}");
+    assert!(first.contains("(139 points computed"), "{first}");
     assert_eq!(csv, csv_again);
     // Another directory, computed afresh: the same bytes.
     let (_, fresh) = reproduce(&base.join("b"));

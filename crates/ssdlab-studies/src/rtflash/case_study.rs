@@ -1,32 +1,115 @@
-//! The case study (part 1) and the motivation figure (part 2): the task set
-//! of `examples/rtflash/case-study.toml`, simulated under the five
-//! approaches, and its worst-case latencies in their parts under the three
-//! layouts.
+//! The case studies (part 1) and the motivation figure (part 2): the task
+//! sets of `examples/rtflash/case-study.toml` (full isolation's GC blow-up)
+//! and `interference.toml` (sharing's GC interference), each simulated
+//! under the five approaches on the framework's EDF device and under the
+//! two baselines on an ordinary SSD; the first set's worst-case latencies
+//! in their parts under the three layouts.
 
 use super::{Point, Row, StudyOptions};
 use ssdlab_sim::error::InputError;
-use ssdlab_sim::rtflash::sim::{setup_from, simulate, NrtPolicy, SimReport};
+use ssdlab_sim::rtflash::sim::{setup_from, simulate, ChipOrder, NrtPolicy, SimReport};
 use ssdlab_sim::rtflash::{allocate, Allocation, ApproachChoice, TaskSet};
 
-/// The case-study task set, as shipped in `examples/rtflash/`.
-pub const CASE_STUDY_TOML: &str = include_str!("../../../../examples/rtflash/case-study.toml");
-pub const CASE_STUDY_FILE: &str = "examples/rtflash/case-study.toml";
+/// A case-study task set, as shipped in `examples/rtflash/`.
+#[derive(Debug, Clone, Copy)]
+pub struct CaseStudy {
+    /// The `part` of its rows in results.csv.
+    pub part: &'static str,
+    pub title: &'static str,
+    pub file: &'static str,
+    pub toml: &'static str,
+}
 
-/// The approaches compared: (label, layout, NRT service). The first three
-/// are the paper's; the last two its ablations.
-pub const VARIANTS: [(&str, &str, NrtPolicy); 5] = [
-    ("Clustering-BFD+TBS", "clustering", NrtPolicy::Tbs),
-    ("Global+BG", "global", NrtPolicy::Background),
-    ("Full-Isolation+BG", "full-isolation", NrtPolicy::Background),
-    ("Clustering-BFD+BG", "clustering", NrtPolicy::Background),
-    ("Global+TBS", "global", NrtPolicy::Tbs),
+/// The case studies: the first also gives the motivation figure.
+pub const CASE_STUDIES: [CaseStudy; 2] = [
+    CaseStudy {
+        part: "case-study",
+        title: "big and small writers (full isolation's GC blow-up)",
+        file: "examples/rtflash/case-study.toml",
+        toml: include_str!("../../../../examples/rtflash/case-study.toml"),
+    },
+    CaseStudy {
+        part: "case-study-interference",
+        title: "urgent and bulk writers (sharing's GC interference)",
+        file: "examples/rtflash/interference.toml",
+        toml: include_str!("../../../../examples/rtflash/interference.toml"),
+    },
 ];
+
+/// One approach as the study runs it: a layout, how NRT work is served,
+/// and the device the chips are.
+#[derive(Debug, Clone, Copy)]
+pub struct Variant {
+    pub label: &'static str,
+    pub layout: &'static str,
+    pub nrt: NrtPolicy,
+    pub device: ChipOrder,
+}
+
+const fn variant(
+    label: &'static str,
+    layout: &'static str,
+    nrt: NrtPolicy,
+    device: ChipOrder,
+) -> Variant {
+    Variant {
+        label,
+        layout,
+        nrt,
+        device,
+    }
+}
+
+/// The approaches compared. The first three are the paper's, the next two
+/// its ablations, all on the framework's device (chips serve flash
+/// operations earliest deadline first). The last two are the paper's
+/// baselines on an ordinary SSD: chips serve in arrival order with
+/// foreground GC, and background NRT service is the host's (held while RT
+/// I/O is open).
+pub const VARIANTS: [Variant; 7] = [
+    variant(
+        "Clustering-BFD+TBS",
+        "clustering",
+        NrtPolicy::Tbs,
+        ChipOrder::Edf,
+    ),
+    variant("Global+BG", "global", NrtPolicy::Background, ChipOrder::Edf),
+    variant(
+        "Full-Isolation+BG",
+        "full-isolation",
+        NrtPolicy::Background,
+        ChipOrder::Edf,
+    ),
+    variant(
+        "Clustering-BFD+BG",
+        "clustering",
+        NrtPolicy::Background,
+        ChipOrder::Edf,
+    ),
+    variant("Global+TBS", "global", NrtPolicy::Tbs, ChipOrder::Edf),
+    variant(
+        "Global+BG, ordinary SSD",
+        "global",
+        NrtPolicy::Background,
+        ChipOrder::Fifo,
+    ),
+    variant(
+        "Full-Isolation+BG, ordinary SSD",
+        "full-isolation",
+        NrtPolicy::Background,
+        ChipOrder::Fifo,
+    ),
+];
+
+/// Bumped whenever the simulation's model changes what a point computes,
+/// so that cached points of an older model are not reused.
+pub(crate) const MODEL_REVISION: u32 = 2;
 
 /// The layouts of the motivation figure, as the paper orders them.
 const LAYOUTS: [&str; 3] = ["global", "full-isolation", "clustering"];
 
-fn case_study() -> Result<TaskSet, InputError> {
-    TaskSet::from_toml(CASE_STUDY_TOML, CASE_STUDY_FILE)
+fn task_set(case: &CaseStudy) -> Result<TaskSet, InputError> {
+    TaskSet::from_toml(case.toml, case.file)
 }
 
 fn layout(ts: &TaskSet, name: &str) -> Allocation {
@@ -37,25 +120,31 @@ fn layout(ts: &TaskSet, name: &str) -> Allocation {
 }
 
 pub(super) fn points(opts: &StudyOptions) -> Result<Vec<Point>, InputError> {
-    let ts = case_study()?;
     let mut points = Vec::new();
     let seconds = opts.plan.case_seconds;
     let seed = opts.seed;
-    for (label, name, policy) in VARIANTS {
-        let ts = ts.clone();
-        points.push(Point {
-            config: serde_json::json!({
-                "study": "rt-flash", "part": "case-study", "ssdlab": env!("CARGO_PKG_VERSION"),
-                "tasks": CASE_STUDY_TOML, "approach": label, "seconds": seconds, "seed": seed,
-            }),
-            cost: seconds * 4,
-            compute: Box::new(move || case_rows(&ts, label, name, policy, seconds, seed)),
-        });
+    for case in CASE_STUDIES {
+        let ts = task_set(&case)?;
+        for v in VARIANTS {
+            let ts = ts.clone();
+            points.push(Point {
+                config: serde_json::json!({
+                    "study": "rt-flash", "part": case.part, "ssdlab": env!("CARGO_PKG_VERSION"),
+                    "model": MODEL_REVISION, "tasks": case.toml, "approach": v.label,
+                    "seconds": seconds, "seed": seed,
+                }),
+                cost: seconds * 4,
+                compute: Box::new(move || case_rows(&case, &ts, v, seconds, seed)),
+            });
+        }
     }
+    let first = CASE_STUDIES[0];
+    let ts = task_set(&first)?;
     points.push(Point {
         config: serde_json::json!({
             "study": "rt-flash", "part": "wcl", "ssdlab": env!("CARGO_PKG_VERSION"),
-            "tasks": CASE_STUDY_TOML,
+            "model": MODEL_REVISION,
+            "tasks": first.toml,
         }),
         cost: 1,
         compute: Box::new(move || Ok(wcl_rows(&ts))),
@@ -64,23 +153,22 @@ pub(super) fn points(opts: &StudyOptions) -> Result<Vec<Point>, InputError> {
 }
 
 fn case_rows(
+    case: &CaseStudy,
     ts: &TaskSet,
-    label: &str,
-    name: &str,
-    policy: NrtPolicy,
+    v: Variant,
     seconds: u64,
     seed: u64,
 ) -> Result<Vec<Row>, InputError> {
-    let alloc = layout(ts, name);
-    let setup = setup_from(ts, &alloc, policy, seconds * 1_000_000_000, seed)
-        .map_err(|e| InputError::invalid(CASE_STUDY_FILE, e))?;
-    let report =
-        simulate(&setup).map_err(|e| InputError::invalid(CASE_STUDY_FILE, e.to_string()))?;
-    Ok(rows_of(label, &alloc, &report))
+    let alloc = layout(ts, v.layout);
+    let mut setup = setup_from(ts, &alloc, v.nrt, seconds * 1_000_000_000, seed)
+        .map_err(|e| InputError::invalid(case.file, e))?;
+    setup.order = v.device;
+    let report = simulate(&setup).map_err(|e| InputError::invalid(case.file, e.to_string()))?;
+    Ok(rows_of(case.part, v.label, &alloc, &report))
 }
 
-fn rows_of(label: &str, alloc: &Allocation, r: &SimReport) -> Vec<Row> {
-    let row = |metric: &str, value: f64| Row::new("case-study", label, metric, value);
+fn rows_of(part: &str, label: &str, alloc: &Allocation, r: &SimReport) -> Vec<Row> {
+    let row = |metric: &str, value: f64| Row::new(part, label, metric, value);
     let (rm, wm) = r.misses();
     let reads: u64 = r.tasks.iter().map(|t| t.read_requests).sum();
     let writes: u64 = r.tasks.iter().map(|t| t.write_requests).sum();
@@ -151,7 +239,7 @@ mod tests {
 
     #[test]
     fn the_case_study_parses_and_its_breakdowns_add_up() {
-        let ts = case_study().unwrap();
+        let ts = task_set(&CASE_STUDIES[0]).unwrap();
         let rows = wcl_rows(&ts);
         for layout in LAYOUTS {
             for t in &ts.tasks {

@@ -1,11 +1,11 @@
 //! Random task sets: the schedulability curves (part 3) and the bandwidth
 //! study (part 4).
 
-use super::case_study::VARIANTS;
+use super::case_study::{MODEL_REVISION, VARIANTS};
 use super::{point_seed, Point, Row, StudyOptions};
 use ssdlab_sim::rtflash::generate::{generate, GenParams};
 use ssdlab_sim::rtflash::ratio::{schedulability_ratio, set_seed};
-use ssdlab_sim::rtflash::sim::{setup_from, simulate, NrtPolicy};
+use ssdlab_sim::rtflash::sim::{setup_from, simulate, NrtPolicy, SimSetup};
 use ssdlab_sim::rtflash::{allocate, ApproachChoice, NrtArrival, NrtLoad, Platform, TaskSet};
 
 /// A family of random task sets: how many tasks for `m` chips, their write
@@ -99,7 +99,8 @@ pub(super) fn points(opts: &StudyOptions) -> Vec<Point> {
                 points.push(Point {
                     config: serde_json::json!({
                         "study": "rt-flash", "part": "schedulability",
-                        "ssdlab": env!("CARGO_PKG_VERSION"), "family": format!("{family:?}"),
+                        "ssdlab": env!("CARGO_PKG_VERSION"), "model": MODEL_REVISION,
+                        "family": format!("{family:?}"),
                         "chips": m, "demand": demand, "sets": plan.sets_per_point, "seed": seed,
                     }),
                     cost: (plan.sets_per_point * family.tasks_for(m)) as u64 / 100,
@@ -115,6 +116,7 @@ pub(super) fn points(opts: &StudyOptions) -> Vec<Point> {
         points.push(Point {
             config: serde_json::json!({
                 "study": "rt-flash", "part": "bandwidth", "ssdlab": env!("CARGO_PKG_VERSION"),
+                "model": MODEL_REVISION,
                 "family": format!("{:?}", FAMILIES[0]), "chips": BANDWIDTH_CHIPS, "demand": demand,
                 "sets": plan.bandwidth_sets, "seconds": plan.bandwidth_seconds, "seed": seed,
             }),
@@ -178,8 +180,9 @@ fn accepted_sets(demand: f64, wanted: usize, seed: u64) -> Vec<TaskSet> {
 fn bandwidth_rows(demand: f64, sets: usize, seconds: u64, seed: u64) -> Vec<Row> {
     let sets = accepted_sets(demand, sets, seed);
     let mut rows = Vec::new();
-    for (label, name, policy) in VARIANTS {
-        let approach = ApproachChoice::parse(name).expect("registered");
+    for v in VARIANTS {
+        let (label, policy) = (v.label, v.nrt);
+        let approach = ApproachChoice::parse(v.layout).expect("registered");
         let (mut accepted, mut unfit, mut misses, mut mbs, mut worst_ratio) =
             (0u64, 0u64, 0u64, 0.0, 0.0f64);
         let mut fullest = 0.0f64;
@@ -190,7 +193,11 @@ fn bandwidth_rows(demand: f64, sets: usize, seconds: u64, seed: u64) -> Vec<Row>
             fullest += full.unwrap_or(0) as f64 / 1e4 / sets.len() as f64;
             // A layout whose data do not fit its chips cannot run at all.
             let setup = setup_from(ts, &alloc, policy, seconds * 1_000_000_000, seed ^ k as u64);
-            let Some(r) = setup.ok().and_then(|s| simulate(&s).ok()) else {
+            let run = |mut s: SimSetup| {
+                s.order = v.device;
+                simulate(&s).ok()
+            };
+            let Some(r) = setup.ok().and_then(run) else {
                 unfit += 1;
                 continue;
             };

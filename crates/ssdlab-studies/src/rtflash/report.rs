@@ -2,7 +2,7 @@
 //! report.html with the case-study table, the worst-case latency
 //! breakdown, the schedulability curves and the bandwidth study.
 
-use super::case_study::VARIANTS;
+use super::case_study::{CaseStudy, CASE_STUDIES, VARIANTS};
 use super::curves::{BANDWIDTH_DEMANDS, CHIPS, CURVE_APPROACHES, FAMILIES};
 use super::Row;
 use crate::report::bar_svg::BarChart;
@@ -48,7 +48,9 @@ pub fn write_report(rows: &[Row], preamble: &str, out: &Path) -> Result<Vec<Path
     std::fs::create_dir_all(out).map_err(io)?;
     let figures = write_figures(rows, out).map_err(io)?;
     let mut body = String::new();
-    case_study_md(rows, &mut body);
+    for (i, case) in CASE_STUDIES.iter().enumerate() {
+        case_study_md(rows, i + 1, case, &mut body);
+    }
     wcl_md(rows, &mut body);
     curves_md(rows, &mut body);
     bandwidth_md(rows, &mut body);
@@ -65,11 +67,12 @@ pub fn write_report(rows: &[Row], preamble: &str, out: &Path) -> Result<Vec<Path
     )
 }
 
-fn case_study_md(rows: &[Row], out: &mut String) {
-    let get = |a: &str, m: &str| find(rows, "case-study", a, "", m).unwrap_or(0.0);
-    out.push_str("\n## 1. Case study: 4 chips, 4 RT tasks, 1 NRT load\n\n| approach | analysis | RT read misses | RT write misses | NRT IOPS | NRT MB/s | NRT mean response (ms) | NRT MB/s: Clustering-BFD+TBS / this |\n|---|---|---|---|---|---|---|---|\n");
-    let best = get(VARIANTS[0].0, "nrt_mb_s");
-    for (label, _, _) in VARIANTS {
+fn case_study_md(rows: &[Row], number: usize, case: &CaseStudy, out: &mut String) {
+    let part = case.part;
+    let get = |a: &str, m: &str| find(rows, part, a, "", m).unwrap_or(0.0);
+    let _ = write!(out, "\n## 1.{number} Case study: {}\n\n`{}`: 4 chips, 4 RT tasks, 1 NRT load. The first five approaches run on the framework's device (every chip serves flash operations earliest deadline first); the last two are the paper's baselines on an ordinary SSD (arrival order, foreground GC, background NRT held in the host while RT I/O is open).\n\n| approach | analysis | RT read misses | RT write misses | NRT IOPS | NRT MB/s | NRT mean response (ms) | NRT MB/s: Clustering-BFD+TBS / this |\n|---|---|---|---|---|---|---|---|\n", case.title, case.file);
+    let best = get(VARIANTS[0].label, "nrt_mb_s");
+    for label in VARIANTS.map(|v| v.label) {
         let verdict = if get(label, "schedulable") > 0.0 {
             "schedulable"
         } else {
@@ -92,15 +95,15 @@ fn case_study_md(rows: &[Row], out: &mut String) {
         );
     }
     out.push_str("\nPer task: the longest job response observed against the analysis' busy-period bound (WCL) and the deadline.\n\n| approach | task | read misses | write misses | max response (ms) | p99.9 (ms) | WCL bound (ms) | deadline (ms) |\n|---|---|---|---|---|---|---|---|\n");
-    for (label, _, _) in VARIANTS {
+    for label in VARIANTS.map(|v| v.label) {
         let mut tasks: Vec<&str> = rows
             .iter()
-            .filter(|r| r.part == "case-study" && r.approach == label && !r.task.is_empty())
+            .filter(|r| r.part == part && r.approach == label && !r.task.is_empty())
             .map(|r| r.task.as_str())
             .collect();
         tasks.dedup();
         for t in tasks {
-            let g = |m: &str| find(rows, "case-study", label, t, m);
+            let g = |m: &str| find(rows, part, label, t, m);
             let _ = writeln!(
                 out,
                 "| {label} | {t} | {:.0} | {:.0} | {:.2} | {:.2} | {} | {:.1} |",
@@ -243,7 +246,7 @@ fn curves_md(rows: &[Row], out: &mut String) {
 fn bandwidth_md(rows: &[Row], out: &mut String) {
     out.push_str("\n## 4. NRT bandwidth on accepted sets\n\nRandom sets of the base family on 4 chips (data filling 50 % of the space) that Clustering-BFD accepts, with a saturating NRT load (4–128 KiB, half reads, over 5 % of the space); every approach simulated on the same sets. `accepted` counts the sets the approach's own analysis accepts; the bound of `max response / bound` is the busy period with NRT in the background and the deadline with a TBS.\n\n`fullest cluster` is the space utilisation of the layout's fullest cluster (mean over the sets).\n\n| U/m | approach | sets accepted / simulated | sets whose data do not fit the layout | fullest cluster | NRT MB/s | RT misses | max response / bound |\n|---|---|---|---|---|---|---|---|\n");
     for d in BANDWIDTH_DEMANDS {
-        for (label, _, _) in VARIANTS {
+        for label in VARIANTS.map(|v| v.label) {
             let g = |m: &str| {
                 rows.iter()
                     .find(|r| {
@@ -283,39 +286,51 @@ fn write_figures(rows: &[Row], dir: &Path) -> std::io::Result<Vec<Figure>> {
         });
         Ok(())
     };
-    let case: Vec<&str> = VARIANTS.iter().map(|v| v.0).collect();
-    let miss_chart = BarChart {
-        title: "Case study: RT deadline misses (% of requests)",
-        y_label: "% missed",
-        categories: case.iter().map(|c| c.to_string()).collect(),
-        series: vec!["reads".into(), "writes".into()],
-        values: case
-            .iter()
-            .map(|c| {
-                ["rt_read_miss_pct", "rt_write_miss_pct"]
-                    .iter()
-                    .map(|m| find(rows, "case-study", c, "", m).unwrap_or(0.0))
-                    .collect()
-            })
-            .collect(),
-    };
-    save("fig-case-misses".into(), miss_chart.title.into(), "Bars: share of RT read and write requests that missed their deadline (log scale; none drawn for 0).", miss_chart.to_svg())?;
-    let nrt_chart = BarChart {
-        title: "Case study: NRT bandwidth (MB/s)",
-        y_label: "MB/s",
-        categories: case.iter().map(|c| c.to_string()).collect(),
-        series: vec!["NRT MB/s".into()],
-        values: case
-            .iter()
-            .map(|c| vec![find(rows, "case-study", c, "", "nrt_mb_s").unwrap_or(0.0)])
-            .collect(),
-    };
-    save(
-        "fig-case-nrt".into(),
-        nrt_chart.title.into(),
-        "Bars: the NRT load's average bandwidth (log scale).",
-        nrt_chart.to_svg(),
-    )?;
+    let case: Vec<&str> = VARIANTS.iter().map(|v| v.label).collect();
+    for study in CASE_STUDIES {
+        // The first study keeps the figure names it always had.
+        let id = |what: &str| match study.part {
+            "case-study" => format!("fig-case-{what}"),
+            part => format!("fig-{part}-{what}"),
+        };
+        let miss_chart = BarChart {
+            title: "Case study: RT deadline misses (% of requests)",
+            y_label: "% missed",
+            categories: case.iter().map(|c| c.to_string()).collect(),
+            series: vec!["reads".into(), "writes".into()],
+            values: case
+                .iter()
+                .map(|c| {
+                    ["rt_read_miss_pct", "rt_write_miss_pct"]
+                        .iter()
+                        .map(|m| find(rows, study.part, c, "", m).unwrap_or(0.0))
+                        .collect()
+                })
+                .collect(),
+        };
+        save(
+            id("misses"),
+            format!("{} ({})", miss_chart.title, study.title),
+            "Bars: share of RT read and write requests that missed their deadline (log scale; none drawn for 0).",
+            miss_chart.to_svg(),
+        )?;
+        let nrt_chart = BarChart {
+            title: "Case study: NRT bandwidth (MB/s)",
+            y_label: "MB/s",
+            categories: case.iter().map(|c| c.to_string()).collect(),
+            series: vec!["NRT MB/s".into()],
+            values: case
+                .iter()
+                .map(|c| vec![find(rows, study.part, c, "", "nrt_mb_s").unwrap_or(0.0)])
+                .collect(),
+        };
+        save(
+            id("nrt"),
+            format!("{} ({})", nrt_chart.title, study.title),
+            "Bars: the NRT load's average bandwidth (log scale).",
+            nrt_chart.to_svg(),
+        )?;
+    }
     let parts = ["own_io_ms", "other_io_ms", "gc_ms", "blocking_ms"];
     let wcl: Vec<&Row> = rows
         .iter()
@@ -380,7 +395,7 @@ fn write_figures(rows: &[Row], dir: &Path) -> std::io::Result<Vec<Figure>> {
             .iter()
             .map(|d| format!("U/m = {d:.1}"))
             .collect(),
-        series: VARIANTS.iter().map(|v| v.0.to_string()).collect(),
+        series: VARIANTS.iter().map(|v| v.label.to_string()).collect(),
         values: BANDWIDTH_DEMANDS
             .iter()
             .map(|&d| {
@@ -390,7 +405,7 @@ fn write_figures(rows: &[Row], dir: &Path) -> std::io::Result<Vec<Figure>> {
                         rows.iter()
                             .find(|r| {
                                 r.part == "bandwidth"
-                                    && r.approach == v.0
+                                    && r.approach == v.label
                                     && r.demand == d
                                     && r.metric == "nrt_mb_s"
                             })
