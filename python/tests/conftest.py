@@ -25,15 +25,20 @@ def root() -> Path:
 
 @pytest.fixture(scope="session")
 def ssdlab_bin() -> Path:
-    """The CLI, built if it is not (cargo does nothing when it is fresh)."""
+    """The CLI, built if it is not (cargo does nothing when it is fresh),
+    with the Cargo profile in SSDLAB_CARGO_PROFILE (``make test``: the
+    tests' test-release profile, which it has already built)."""
     given = os.environ.get("SSDLAB_BIN")
     if given:
         return Path(given)
+    profile = os.environ.get("SSDLAB_CARGO_PROFILE", "release")
     subprocess.run(
-        ["cargo", "build", "--release", "--quiet", "-p", "ssdlab-cli"], cwd=ROOT, check=True
+        ["cargo", "build", "--profile", profile, "--quiet", "-p", "ssdlab-cli"],
+        cwd=ROOT,
+        check=True,
     )
     target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    return (target if target.is_absolute() else ROOT / target) / "release" / "ssdlab"
+    return (target if target.is_absolute() else ROOT / target) / profile / "ssdlab"
 
 
 @pytest.fixture()
