@@ -6,7 +6,9 @@
 //! its chip out of room starts a GC round there, in the writer's context:
 //! the round's copies and erase run under the earliest deadline of the
 //! writers waiting for its room, and no page is written into that room
-//! before the round's last operation ends (`space.rs`).
+//! before the round's last operation ends (`space.rs`). An ordinary SSD
+//! (`ChipOrder::Fifo`) serves every operation in arrival order instead,
+//! and the host then holds background NRT requests while RT I/O is open.
 //!
 //! RT jobs are released at their worst-case rate (every period, from their
 //! offset); each issues its reads and its writes at release, as one read
@@ -240,7 +242,10 @@ impl<'a> Sim<'a> {
             on_chip[chip as usize].push(lpn as u32);
         }
         let p = &self.s.platform;
-        let chip_pages = (p.blocks_per_chip - p.reserved_blocks) * p.pages_per_block;
+        let chip_pages = p
+            .blocks_per_chip
+            .saturating_sub(p.reserved_blocks)
+            .saturating_mul(p.pages_per_block);
         for (chip, pages) in on_chip.iter().enumerate() {
             if pages.is_empty() {
                 continue;
