@@ -23,9 +23,10 @@ pub struct RunArgs {
     /// only when no RT operation is ready.
     #[arg(long, value_enum, default_value = "tbs")]
     nrt: NrtArg,
-    /// How each chip orders the operations that have deadlines: edf (the
-    /// framework's device, which the analysis assumes) or fifo (an ordinary
-    /// SSD that knows no deadlines; foreground GC runs a round to its end).
+    /// How each chip orders its operations: edf (the framework's device,
+    /// which the analysis assumes) or fifo (an ordinary SSD: arrival order
+    /// for all work, foreground GC runs a round to its end, and background
+    /// NRT is held in the host while RT I/O is open).
     #[arg(long, value_enum, default_value = "edf")]
     chip_order: ChipOrderArg,
     /// Simulated seconds of RT releases.
