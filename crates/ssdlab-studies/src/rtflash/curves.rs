@@ -155,6 +155,7 @@ fn bandwidth_nrt(platform: &Platform) -> NrtLoad {
     NrtLoad {
         footprint_pages: platform.usable_pages() / 20,
         arrival: NrtArrival::Saturating,
+        outstanding: None,
         min_request_bytes: 4096,
         max_request_bytes: 128 * 1024,
         read_fraction: 0.5,

@@ -32,6 +32,7 @@ fn case_study() -> TaskSet {
         nrt: Some(NrtLoad {
             footprint_pages: 65_536,
             arrival: NrtArrival::Saturating,
+            outstanding: None,
             min_request_bytes: 4096,
             max_request_bytes: 131_072,
             read_fraction: 0.5,

@@ -273,7 +273,10 @@ impl<'a> Sim<'a> {
         if let Some(n) = &self.s.nrt {
             match n.arrival {
                 NrtArrival::Saturating => {
-                    for _ in 0..load::SATURATING_PER_CHIP * self.s.platform.chips {
+                    let depth = n
+                        .outstanding
+                        .unwrap_or(load::SATURATING_PER_CHIP * self.s.platform.chips);
+                    for _ in 0..depth {
                         self.issue_nrt(0);
                     }
                 }

@@ -42,6 +42,7 @@ fn nrt() -> NrtLoad {
     NrtLoad {
         footprint_pages: 1024,
         arrival: NrtArrival::Saturating,
+        outstanding: None,
         min_request_bytes: 4096,
         max_request_bytes: 32768,
         read_fraction: 0.5,
@@ -244,4 +245,23 @@ fn an_ordinary_device_holds_background_nrt_in_the_host_while_rt_is_open() {
     sim.release(0, 0);
     sim.issue_nrt(0);
     assert!(sim.nrt_held.is_empty());
+}
+
+#[test]
+fn a_saturating_nrt_load_keeps_its_depth_outstanding() {
+    // No RT task. One request outstanding never queues behind another:
+    // fewer requests, each answered sooner, than eight outstanding.
+    let mut s = setup(NrtService::Background);
+    s.tasks.clear();
+    s.duration_ns = 500_000_000;
+    let mut run = |depth| {
+        s.nrt.as_mut().unwrap().outstanding = depth;
+        simulate(&s).unwrap().nrt.unwrap()
+    };
+    let (one, default) = (run(Some(1)), run(None));
+    assert!(one.requests < default.requests, "{one:?} vs {default:?}");
+    assert!(
+        one.mean_response_ns * 2 < default.mean_response_ns,
+        "{one:?} vs {default:?}"
+    );
 }

@@ -42,6 +42,8 @@ pub enum NrtArrival {
 pub struct NrtLoad {
     pub footprint_pages: u64,
     pub arrival: NrtArrival,
+    /// Requests a saturating load keeps outstanding (None: two per chip).
+    pub outstanding: Option<u32>,
     pub min_request_bytes: u64,
     pub max_request_bytes: u64,
     pub read_fraction: f64,
@@ -389,6 +391,7 @@ fn read_nrt(c: &mut Checker, n: &RawNrt, p: &Platform) -> Option<NrtLoad> {
         None => Some(NrtArrival::Saturating),
         Some(a) => read_arrival(c, a),
     };
+    let outstanding = read_outstanding(c, n, arrival.as_ref());
     let (lo, hi) = match &n.request_size {
         Some(v) => c.size_range(v, "nrt.request_size")?,
         None => (4096, 131_072),
@@ -406,10 +409,38 @@ fn read_nrt(c: &mut Checker, n: &RawNrt, p: &Platform) -> Option<NrtLoad> {
     Some(NrtLoad {
         footprint_pages: footprint.filter(|&f| f <= p.usable_pages())?,
         arrival: arrival?,
+        outstanding,
         min_request_bytes: lo,
         max_request_bytes: hi,
         read_fraction,
     })
+}
+
+/// Most NRT requests a saturating load may keep outstanding.
+pub const MAX_NRT_OUTSTANDING: i64 = 4096;
+
+/// `nrt.outstanding`: how deep a saturating load is (one request: a single
+/// synchronous NRT task).
+fn read_outstanding(c: &mut Checker, n: &RawNrt, arrival: Option<&NrtArrival>) -> Option<u32> {
+    let o = n.outstanding.as_ref()?;
+    let v = *o.get_ref();
+    if matches!(arrival, Some(NrtArrival::Poisson { .. })) {
+        c.error(
+            o.span(),
+            "nrt.outstanding",
+            "applies to a saturating load only (a Poisson load sets its own depth)".into(),
+        );
+        return None;
+    }
+    if !(1..=MAX_NRT_OUTSTANDING).contains(&v) {
+        c.error(
+            o.span(),
+            "nrt.outstanding",
+            format!("{v} is not between 1 and {MAX_NRT_OUTSTANDING}"),
+        );
+        return None;
+    }
+    Some(v as u32)
 }
 
 fn read_arrival(c: &mut Checker, a: &toml::Spanned<Value>) -> Option<NrtArrival> {

@@ -66,6 +66,7 @@ pub(super) struct RawTask {
 pub(super) struct RawNrt {
     pub footprint: Spanned<Value>,
     pub arrival: Option<Spanned<Value>>,
+    pub outstanding: Option<Spanned<i64>>,
     pub request_size: Option<Spanned<Value>>,
     pub read_fraction: Option<Spanned<f64>>,
 }

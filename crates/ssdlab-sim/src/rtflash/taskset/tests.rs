@@ -116,3 +116,25 @@ fn syntax_errors_and_empty_files() {
     assert!(ts.tasks.is_empty());
     assert_eq!(ts.platform, Platform::default());
 }
+
+#[test]
+fn a_saturating_load_takes_its_depth_and_a_poisson_one_refuses_it() {
+    let saturating = GOOD.replace(
+        "arrival = 2000",
+        "arrival = \"saturating\"\noutstanding = 1",
+    );
+    let ts = TaskSet::from_toml(&saturating, "t.toml").unwrap();
+    assert_eq!(ts.nrt.unwrap().outstanding, Some(1));
+    let e = errors(&GOOD.replace("arrival = 2000", "arrival = 2000\noutstanding = 4"));
+    assert!(
+        e.contains("t.toml:22: nrt.outstanding: applies to a saturating load"),
+        "{e}"
+    );
+    for bad in ["0", "5000", "-3"] {
+        let e = errors(&saturating.replace("outstanding = 1", &format!("outstanding = {bad}")));
+        assert!(
+            e.contains("nrt.outstanding: ") && e.contains("between 1 and 4096"),
+            "{e}"
+        );
+    }
+}
