@@ -20,6 +20,7 @@
 
 mod chip;
 mod load;
+mod nrt;
 mod report;
 mod setup;
 mod space;
@@ -331,72 +332,6 @@ impl<'a> Sim<'a> {
             let lpns: Vec<u64> = (base + start..base + start + pages).collect();
             self.add_part(job, is_write, deadline, &lpns, now);
         }
-    }
-
-    /// An NRT request arrives. An ordinary device has no background class,
-    /// so background service is the host's: like BFQ's idle class
-    /// (block/bfq-iosched.c, bfq-wf2q.c), NRT requests are dispatched only
-    /// while no RT I/O is outstanding, and wait in the host otherwise.
-    fn issue_nrt(&mut self, now: Ns) {
-        if self.host_holds_nrt() {
-            self.nrt_held.push_back(now);
-            return;
-        }
-        self.dispatch_nrt(now, now);
-    }
-
-    fn host_holds_nrt(&self) -> bool {
-        self.s.order == ChipOrder::Fifo
-            && self.rt_open > 0
-            && self.servers.iter().all(Option::is_none)
-    }
-
-    /// The last open RT job finished: the host lets the held NRT requests go.
-    fn release_held_nrt(&mut self, now: Ns) {
-        while let Some(arrival) = self.nrt_held.pop_front() {
-            self.dispatch_nrt(arrival, now);
-        }
-    }
-
-    /// Splits an NRT request (arrived at `arrival`) per cluster and queues
-    /// its parts on the chips.
-    fn dispatch_nrt(&mut self, arrival: Ns, now: Ns) {
-        let Some(n) = self.s.nrt.as_ref() else {
-            return;
-        };
-        let (pages, is_write) = load::draw(n, self.s.platform.page_size, &mut self.rng);
-        let pages = pages.min(n.footprint_pages);
-        if pages == 0 {
-            return;
-        }
-        let start = self.rng.gen_range(0..=n.footprint_pages - pages);
-        let job = self.new_job(Owner::Nrt, arrival, pages);
-        let mut by_cluster: Vec<Vec<u64>> = vec![Vec::new(); self.s.clusters.len()];
-        for lpn in self.nrt_base + start..self.nrt_base + start + pages {
-            by_cluster[self.cluster_of_chip[self.home_chip(lpn) as usize]].push(lpn);
-        }
-        for (k, lpns) in by_cluster.iter().enumerate() {
-            if !lpns.is_empty() {
-                let deadline = self.server_deadline(k, lpns.len() as u64, is_write, now);
-                self.add_part(job, is_write, deadline, lpns, now);
-            }
-        }
-    }
-
-    /// The TBS deadline of an NRT part of `pages` pages on cluster `k`
-    /// (None: background service).
-    fn server_deadline(&mut self, k: usize, pages: u64, is_write: bool, now: Ns) -> Option<Ns> {
-        let c = &self.s.clusters[k];
-        let server = self.servers[k].as_mut()?;
-        let p = &self.s.platform;
-        let per_chip = pages.div_ceil(c.chips.len() as u64);
-        let demand = if is_write {
-            let rounds = per_chip.div_ceil(c.freed_pages_per_round.max(1));
-            per_chip * p.page_write_ns() + rounds * c.gc_round_ns
-        } else {
-            per_chip * p.page_read_ns()
-        };
-        server.assign(now, demand)
     }
 
     fn new_job(&mut self, owner: Owner, release: Ns, pages: u64) -> usize {
