@@ -5,7 +5,7 @@
 //! two baselines on an ordinary SSD; the first set's worst-case latencies
 //! in their parts under the three layouts.
 
-use super::{Point, Row, StudyOptions};
+use super::{Point, Row, StudyOptions, MODEL_REVISION};
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::rtflash::sim::{setup_from, simulate, ChipOrder, NrtPolicy, SimReport};
 use ssdlab_sim::rtflash::{allocate, Allocation, ApproachChoice, TaskSet};
@@ -44,6 +44,23 @@ pub struct Variant {
     pub layout: &'static str,
     pub nrt: NrtPolicy,
     pub device: ChipOrder,
+}
+
+impl Variant {
+    /// Simulates `ts` for `seconds` on `alloc` (this variant's layout) with
+    /// this variant's NRT service and device. An error when the layout
+    /// leaves a task without chips or its data do not fit them.
+    pub fn simulate(
+        &self,
+        ts: &TaskSet,
+        alloc: &Allocation,
+        seconds: u64,
+        seed: u64,
+    ) -> Result<SimReport, String> {
+        let mut setup = setup_from(ts, alloc, self.nrt, seconds * 1_000_000_000, seed)?;
+        setup.order = self.device;
+        simulate(&setup).map_err(|e| e.to_string())
+    }
 }
 
 const fn variant(
@@ -101,10 +118,6 @@ pub const VARIANTS: [Variant; 7] = [
     ),
 ];
 
-/// Bumped whenever the simulation's model changes what a point computes,
-/// so that cached points of an older model are not reused.
-pub(crate) const MODEL_REVISION: u32 = 2;
-
 /// The layouts of the motivation figure, as the paper orders them.
 const LAYOUTS: [&str; 3] = ["global", "full-isolation", "clustering"];
 
@@ -160,10 +173,9 @@ fn case_rows(
     seed: u64,
 ) -> Result<Vec<Row>, InputError> {
     let alloc = layout(ts, v.layout);
-    let mut setup = setup_from(ts, &alloc, v.nrt, seconds * 1_000_000_000, seed)
+    let report = v
+        .simulate(ts, &alloc, seconds, seed)
         .map_err(|e| InputError::invalid(case.file, e))?;
-    setup.order = v.device;
-    let report = simulate(&setup).map_err(|e| InputError::invalid(case.file, e.to_string()))?;
     Ok(rows_of(case.part, v.label, &alloc, &report))
 }
 

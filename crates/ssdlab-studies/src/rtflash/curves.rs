@@ -1,11 +1,12 @@
 //! Random task sets: the schedulability curves (part 3) and the bandwidth
 //! study (part 4).
 
-use super::case_study::{MODEL_REVISION, VARIANTS};
+use super::case_study::VARIANTS;
+use super::MODEL_REVISION;
 use super::{point_seed, Point, Row, StudyOptions};
 use ssdlab_sim::rtflash::generate::{generate, GenParams};
 use ssdlab_sim::rtflash::ratio::{schedulability_ratio, set_seed};
-use ssdlab_sim::rtflash::sim::{setup_from, simulate, NrtPolicy, SimSetup};
+use ssdlab_sim::rtflash::sim::NrtPolicy;
 use ssdlab_sim::rtflash::{allocate, ApproachChoice, NrtArrival, NrtLoad, Platform, TaskSet};
 
 /// A family of random task sets: how many tasks for `m` chips, their write
@@ -193,12 +194,7 @@ fn bandwidth_rows(demand: f64, sets: usize, seconds: u64, seed: u64) -> Vec<Row>
             let full = alloc.clusters.iter().map(|c| c.space_utilisation_ppm).max();
             fullest += full.unwrap_or(0) as f64 / 1e4 / sets.len() as f64;
             // A layout whose data do not fit its chips cannot run at all.
-            let setup = setup_from(ts, &alloc, policy, seconds * 1_000_000_000, seed ^ k as u64);
-            let run = |mut s: SimSetup| {
-                s.order = v.device;
-                simulate(&s).ok()
-            };
-            let Some(r) = setup.ok().and_then(run) else {
+            let Ok(r) = v.simulate(ts, &alloc, seconds, seed ^ k as u64) else {
                 unfit += 1;
                 continue;
             };

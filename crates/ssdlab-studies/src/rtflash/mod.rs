@@ -28,6 +28,11 @@ use serde::{Deserialize, Serialize};
 use ssdlab_sim::error::InputError;
 use std::path::PathBuf;
 
+/// Bumped whenever the simulation's model changes what a point computes,
+/// so that cached points of an older model are not reused (2: every chip
+/// preconditioned to GC steady state; the ordinary-SSD device).
+pub(crate) const MODEL_REVISION: u32 = 2;
+
 /// How much of the study to run.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Plan {

@@ -70,7 +70,7 @@ pub fn write_report(rows: &[Row], preamble: &str, out: &Path) -> Result<Vec<Path
 fn case_study_md(rows: &[Row], number: usize, case: &CaseStudy, out: &mut String) {
     let part = case.part;
     let get = |a: &str, m: &str| find(rows, part, a, "", m).unwrap_or(0.0);
-    let _ = write!(out, "\n## 1.{number} Case study: {}\n\n`{}`: 4 chips, 4 RT tasks, 1 NRT load. The first five approaches run on the framework's device (every chip serves flash operations earliest deadline first); the last two are the paper's baselines on an ordinary SSD (arrival order, foreground GC, background NRT held in the host while RT I/O is open).\n\n| approach | analysis | RT read misses | RT write misses | NRT IOPS | NRT MB/s | NRT mean response (ms) | NRT MB/s: Clustering-BFD+TBS / this |\n|---|---|---|---|---|---|---|---|\n", case.title, case.file);
+    let _ = write!(out, "\n## 1.{number} Case study: {}\n\n`{}`: 4 chips, 4 RT tasks, 1 NRT load. Approaches run on the framework's device (every chip serves flash operations earliest deadline first) unless marked \"ordinary SSD\" (arrival order, foreground GC, background NRT held in the host while RT I/O is open).\n\n| approach | analysis | RT read misses | RT write misses | NRT IOPS | NRT MB/s | NRT mean response (ms) | NRT MB/s: Clustering-BFD+TBS / this |\n|---|---|---|---|---|---|---|---|\n", case.title, case.file);
     let best = get(VARIANTS[0].label, "nrt_mb_s");
     for label in VARIANTS.map(|v| v.label) {
         let verdict = if get(label, "schedulable") > 0.0 {

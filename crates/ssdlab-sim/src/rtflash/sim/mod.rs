@@ -156,6 +156,9 @@ struct Sim<'a> {
     error: Option<OutOfSpace>,
     /// RT jobs released and not yet finished.
     rt_open: u32,
+    /// Background NRT service is the host's: an ordinary device and no
+    /// cluster with a server (then NRT waits while an RT job is open).
+    host_serves_background: bool,
     /// Arrival times of NRT requests the host holds back (ordinary device,
     /// background service) until no RT job is open.
     nrt_held: VecDeque<Ns>,
@@ -211,6 +214,8 @@ impl<'a> Sim<'a> {
             report: report::Collector::new(s),
             error: None,
             rt_open: 0,
+            host_serves_background: s.order == ChipOrder::Fifo
+                && s.clusters.iter().all(|c| c.nrt == NrtService::Background),
             nrt_held: Default::default(),
         };
         sim.precondition(logical)?;
@@ -251,15 +256,14 @@ impl<'a> Sim<'a> {
             if pages.is_empty() {
                 continue;
             }
-            let mut after_first_round = None;
-            while after_first_round.is_none_or(|n| n < chip_pages) {
-                let lpn = pages[self.rng.gen_range(0..pages.len())];
-                let rounds = self.space.write_now(lpn, chip as u32)?;
-                after_first_round = match after_first_round {
-                    None if rounds > 0 => Some(0),
-                    None => None,
-                    Some(n) => Some(n + 1),
-                };
+            let overwrite = |sim: &mut Self| {
+                let lpn = pages[sim.rng.gen_range(0..pages.len())];
+                sim.space.write_now(lpn, chip as u32)
+            };
+            // Until the chip collects its first block, then a chip's worth.
+            while overwrite(self)? == 0 {}
+            for _ in 0..chip_pages {
+                overwrite(self)?;
             }
         }
         Ok(())

@@ -2,9 +2,9 @@
 //! service on an ordinary device, the split of a request per cluster, and
 //! each cluster's Total Bandwidth Server deadline.
 
+use super::load;
 use super::{Owner, Sim};
 use crate::engine::Ns;
-use crate::rtflash::sim::{load, ChipOrder};
 use rand::Rng;
 
 impl Sim<'_> {
@@ -21,9 +21,7 @@ impl Sim<'_> {
     }
 
     fn host_holds_nrt(&self) -> bool {
-        self.s.order == ChipOrder::Fifo
-            && self.rt_open > 0
-            && self.servers.iter().all(Option::is_none)
+        self.host_serves_background && self.rt_open > 0
     }
 
     /// The last open RT job finished: the host lets the held NRT requests go.
