@@ -1,6 +1,12 @@
 //! A closed-loop load: `qd` commands always outstanding, each a one-page
 //! command at a uniformly random logical page of `[0, span)`; a new command
 //! is submitted the moment one completes.
+//!
+//! The addresses are drawn `LOOKAHEAD` commands before they are submitted
+//! (from the one seeded stream, in the same order, so every command gets the
+//! address it always had), and the device is told of each as it is drawn:
+//! its forward-map entry, a random access into a table far larger than the
+//! cache, is then in the cache by the time the command is decoded.
 
 use crate::engine::Ns;
 use crate::kernel::{Ctx, Device, Simulation, WorkEvent, Workload};
@@ -10,6 +16,10 @@ use hdrhistogram::Histogram;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
+use std::collections::VecDeque;
+
+/// Addresses drawn ahead of their commands (see the module's note).
+const LOOKAHEAD: usize = 16;
 
 pub struct ClosedLoop {
     pub op: Dir,
@@ -49,6 +59,7 @@ impl ClosedLoop {
         let mut load = LoadState {
             spec: self,
             rng: ChaCha8Rng::seed_from_u64(self.seed),
+            next_lpas: VecDeque::with_capacity(LOOKAHEAD + 1),
             hist: latency_histogram(),
             submitted_at: vec![0; self.qd as usize],
             page_size: sim.device().info().page_size,
@@ -69,6 +80,8 @@ impl ClosedLoop {
 struct LoadState<'a> {
     spec: &'a ClosedLoop,
     rng: ChaCha8Rng,
+    /// The addresses of the next commands, in submission order.
+    next_lpas: VecDeque<Lpn>,
     hist: Histogram<u64>,
     submitted_at: Vec<Ns>,
     /// Bytes of a command (one page), read once: `info()` builds a name.
@@ -78,11 +91,23 @@ struct LoadState<'a> {
 }
 
 impl LoadState<'_> {
+    /// The next command's address; draws the one `LOOKAHEAD` commands on
+    /// and hints the device of it.
+    fn next_lpa<D: Device>(&mut self, device: &D) -> Lpn {
+        while self.next_lpas.len() <= LOOKAHEAD {
+            let lpa = Lpn(self.rng.gen_range(0..self.spec.span));
+            device.expect_command(lpa);
+            self.next_lpas.push_back(lpa);
+        }
+        self.next_lpas.pop_front().expect("filled above")
+    }
+
     fn submit<D: Device>(&mut self, tag: u32, cx: &mut Ctx<'_, D>) {
+        let lpa = self.next_lpa(cx.device());
         let cmd = IoCommand {
             id: tag as u64,
             op: self.spec.op,
-            lpa: Lpn(self.rng.gen_range(0..self.spec.span)),
+            lpa,
             pages: 1,
             bytes: self.page_size,
             sq: 0,

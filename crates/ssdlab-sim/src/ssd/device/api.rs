@@ -135,4 +135,9 @@ impl Device for SimSsd {
     fn now(&self) -> Ns {
         self.clock
     }
+
+    #[inline]
+    fn expect_command(&self, lpa: Lpn) {
+        self.ftl.prefetch(lpa);
+    }
 }
