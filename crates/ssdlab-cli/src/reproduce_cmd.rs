@@ -85,7 +85,7 @@ struct RtssArgs {
 
 #[derive(clap::Args)]
 struct K2Args {
-    /// One repetition, the paper's 100 s on the partially occupied SSD and 40 s on the full one: about four minutes on two cores (default).
+    /// One repetition, the paper's 100 s on the partially occupied SSD and 150 s on the full one: about five minutes on two cores (default).
     #[arg(long, conflicts_with = "paper")]
     quick: bool,
     /// The paper's plan: 100 s partially / 1000 s fully occupied, five repetitions.

@@ -2,11 +2,9 @@
 //! queue depth, command slots, per-page dispatch and completions, and the
 //! device's event handler.
 
-use super::{
-    CommandError, DevEvent, DieOp, Dir, IoCommand, IoCompletion, ReadFor, ReadTx, SimSsd, Slot,
-};
+use super::{CommandError, DevEvent, Dir, IoCommand, IoCompletion, ReadFor, ReadTx, SimSsd, Slot};
 use crate::engine::{Ns, Timers};
-use crate::ssd::ids::{DieId, Lpn, SlotId};
+use crate::ssd::ids::{Lpn, SlotId};
 
 impl SimSsd {
     /// The host rings a submission-queue doorbell. A command outside the
@@ -27,11 +25,15 @@ impl SimSsd {
             });
         }
         self.clock = now;
-        // The command's map lookup comes at CmdReady; its cache miss can
-        // overlap the events in between.
-        self.ftl.prefetch(cmd.lpa);
+        // A read's (or trim's) map lookup comes at CmdReady; its cache miss
+        // can overlap the events in between. A write looks up nothing until
+        // its program, which asks for the entries itself.
+        if cmd.op != Dir::Write {
+            self.ftl.prefetch(cmd.lpa);
+        }
         let sq = cmd.sq as usize % self.sqs.len();
         self.sqs[sq].push_back(cmd);
+        self.queued_commands += 1;
         self.fetch(now, q);
         Ok(())
     }
@@ -40,16 +42,17 @@ impl SimSsd {
     /// device queue has room. Firmware decode is serial; write data crosses
     /// the host link before the command is ready.
     fn fetch(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
-        while self.outstanding < self.cfg.controller.queue_depth {
+        while self.queued_commands > 0 && self.outstanding < self.cfg.controller.queue_depth {
             let n = self.sqs.len();
-            let Some(sq) = (0..n)
-                .map(|i| (self.rr + i) % n)
+            let Some(sq) = (self.rr..n)
+                .chain(0..self.rr)
                 .find(|&i| !self.sqs[i].is_empty())
             else {
-                return;
+                unreachable!("{} commands counted as queued", self.queued_commands);
             };
-            self.rr = (sq + 1) % n;
+            self.rr = if sq + 1 == n { 0 } else { sq + 1 };
             let cmd = self.sqs[sq].pop_front().expect("non-empty queue");
+            self.queued_commands -= 1;
             self.outstanding += 1;
             self.idle_since = None;
             self.counters.commands += 1;
@@ -176,9 +179,7 @@ impl SimSsd {
             q.schedule(due, DevEvent::FoldDue);
             return;
         }
-        for d in self.idle_dies_channel_first() {
-            self.try_start(d, now, q);
-        }
+        self.start_idle_dies(now, q, |_| true);
     }
 
     fn on_cmd_ready(&mut self, slot: SlotId, now: Ns, q: &mut impl Timers<DevEvent>) {
@@ -260,11 +261,19 @@ impl SimSsd {
         self.admit_waiting(now, q);
     }
 
-    pub(super) fn idle_dies_channel_first(&self) -> Vec<DieId> {
-        let per_channel = self.layout.chips_per_channel * self.layout.dies_per_chip;
-        (0..self.layout.dies)
-            .map(|i| DieId((i % self.layout.channels) * per_channel + i / self.layout.channels))
-            .filter(|&d| matches!(self.dies[d.index()].op, DieOp::Idle))
-            .collect()
+    /// Offers every idle die, in channel-first order, the chance to start
+    /// work (`try_start` leaves a busy die as it is), while `more` holds.
+    pub(super) fn start_idle_dies(
+        &mut self,
+        now: Ns,
+        q: &mut impl Timers<DevEvent>,
+        more: impl Fn(&Self) -> bool,
+    ) {
+        for k in 0..self.channel_first.len() {
+            if !more(self) {
+                return;
+            }
+            self.try_start(self.channel_first[k], now, q);
+        }
     }
 }

@@ -302,7 +302,13 @@ pub struct SimSsd {
     /// Dirty mapping-table pages in DRAM, and their order of first dirtying.
     map_dirty: rustc_hash::FxHashSet<u32>,
     map_dirty_order: VecDeque<u32>,
+    /// The dies in the order idle dies are offered work: channel first
+    /// (die k of channel 0, of channel 1, …, then die k + 1).
+    channel_first: Vec<DieId>,
     sqs: Vec<VecDeque<IoCommand>>,
+    /// Commands waiting in all submission queues (a fetch with none to
+    /// take returns without scanning the queues).
+    queued_commands: u32,
     rr: usize,
     outstanding: u32,
     /// Since when no command has been outstanding (None while busy).
@@ -388,8 +394,10 @@ impl SimSsd {
             plane_register: vec![None; layout.planes as usize],
             map_dirty: Default::default(),
             map_dirty_order: VecDeque::new(),
+            channel_first: channel_first_order(&layout),
             sqs: vec![VecDeque::new(); cfg.controller.submission_queues as usize],
             rr: 0,
+            queued_commands: 0,
             outstanding: 0,
             idle_since: Some(0),
             fold_idle_ns: cfg.slc_cache.as_ref().map_or(0, |s| s.fold_idle_ns),
@@ -417,4 +425,12 @@ impl SimSsd {
             cfg,
         }
     }
+}
+
+/// The dies channel first: the first die of every channel, then the second…
+fn channel_first_order(layout: &Layout) -> Vec<DieId> {
+    let per_channel = layout.chips_per_channel * layout.dies_per_chip;
+    (0..layout.dies)
+        .map(|i| DieId((i % layout.channels) * per_channel + i / layout.channels))
+        .collect()
 }

@@ -44,12 +44,7 @@ impl SimSsd {
     /// until it is empty (an idle die may prefer GC, have no room, or wait to
     /// gather a full program).
     pub(super) fn offer_shared(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
-        for d in self.idle_dies_channel_first() {
-            if self.shared_flushes.is_empty() {
-                break;
-            }
-            self.try_start(d, now, q);
-        }
+        self.start_idle_dies(now, q, |ssd| !ssd.shared_flushes.is_empty());
         // Shared pages concern every die: one running background GC paces it.
         if self.cfg.gc.pacing && !self.shared_flushes.is_empty() {
             for d in self.layout.all_dies() {
@@ -71,9 +66,7 @@ impl SimSsd {
     /// Pages have waited long enough: idle dies program what there is.
     pub(super) fn on_gather_due(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
         self.gather_armed = false;
-        for d in self.idle_dies_channel_first() {
-            self.try_start(d, now, q);
-        }
+        self.start_idle_dies(now, q, |_| true);
         // Busy dies too: pages now due preempt folds and pace GC.
         for d in self.layout.all_dies() {
             self.wake_for_write(d, now, q);
