@@ -63,17 +63,39 @@ pub struct Point {
 
 impl Point {
     /// Relative wall time of the point, to start the longest first: its
-    /// simulated seconds, × 8 on the fully occupied drive (garbage
-    /// collection runs throughout), × 3 for writes (buffer, programs, GC),
-    /// and more for a looser bound (more requests per simulated second).
-    /// Only the order of the runs depends on it, never a result.
+    /// simulated seconds × what a simulated second of its operation and
+    /// device state costs × the share of `none`'s requests its bound lets
+    /// through. Both tables are measured: the wall seconds per point of
+    /// `reproduce k2 --paper` on two cores (2026-11-25, docs/performance.md),
+    /// where a fully occupied read at `none` took 153–169 s and a fully
+    /// occupied random write 25–45 s. Only the order of the runs depends on
+    /// it, never a result.
     pub fn cost(&self) -> u64 {
-        let full = if self.occupancy == "full" { 8 } else { 1 };
-        let write = if self.op.contains("write") { 3 } else { 1 };
-        let bound = self
-            .bound
-            .map_or(8, |b| u64::from(b.clamp(1, 64)).ilog2() as u64 + 2);
-        self.runtime_s * full * write * bound
+        // Wall milliseconds per simulated second at `none`.
+        let per_s: u64 = match (self.op.as_str(), self.occupancy == "full") {
+            ("read", _) => 160,
+            ("randread", _) => 120,
+            ("write", true) => 85,
+            ("write", false) => 60,
+            ("randwrite", true) => 28,
+            _ => 66,
+        };
+        self.runtime_s * per_s * self.bound_share_permille() / 1000
+    }
+
+    /// The share of `none`'s request rate a bound lets through, per mille:
+    /// a tight bound throttles reads (K2-1 moves a tenth of `none`'s
+    /// requests), while writes, slower per request, barely notice.
+    fn bound_share_permille(&self) -> u64 {
+        match self.bound {
+            Some(b) if !self.op.contains("write") && b < 16 => match b {
+                8.. => 570,
+                4.. => 330,
+                2.. => 190,
+                _ => 110,
+            },
+            _ => 1000,
+        }
     }
 
     pub fn scheduler_spec(&self) -> String {
@@ -130,4 +152,34 @@ pub fn points(plan: &Plan, ops: &[String], occupancies: &[String]) -> Vec<Point>
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(op: &str, occupancy: &str, bound: Option<u32>, runtime_s: u64) -> Point {
+        let (op, occupancy) = (op.to_string(), occupancy.to_string());
+        Point {
+            op,
+            occupancy,
+            bound,
+            rep: 0,
+            runtime_s,
+        }
+    }
+
+    #[test]
+    fn the_paper_plan_starts_with_full_drive_reads_and_ends_with_tight_partial_ones() {
+        let full_read = point("read", "full", None, 1000).cost();
+        let full_write = point("write", "full", Some(64), 1000).cost();
+        let full_randwrite = point("randwrite", "full", None, 1000).cost();
+        let partial_read = point("read", "partial", None, 100).cost();
+        let tight_read = point("read", "partial", Some(1), 100).cost();
+        assert!(full_read > full_write && full_write > full_randwrite);
+        assert!(full_randwrite > partial_read && partial_read > tight_read);
+        // Writes barely notice the bound; reads do.
+        assert_eq!(full_write, point("write", "full", Some(1), 1000).cost());
+        assert!(point("read", "full", Some(1), 1000).cost() < full_read / 5);
+    }
 }

@@ -2,8 +2,8 @@
 //! preconditioning helpers, and the `Device` trait impl.
 
 use super::{
-    CommandError, DevEvent, DeviceCounters, DeviceStats, DieOp, IoCommand, IoCompletion, PageData,
-    SimSsd,
+    CommandError, DevEvent, DeviceCounters, DeviceStats, DieOp, Dir, IoCommand, IoCompletion,
+    PageData, SimSsd,
 };
 use crate::engine::{Ns, Timers};
 use crate::kernel::{Device, DeviceInfo};
@@ -137,7 +137,7 @@ impl Device for SimSsd {
     }
 
     #[inline]
-    fn expect_command(&self, lpa: Lpn) {
-        self.ftl.prefetch(lpa);
+    fn expect_command(&self, _op: Dir, lpa: Lpn) {
+        self.prefetch_map_entry(lpa);
     }
 }

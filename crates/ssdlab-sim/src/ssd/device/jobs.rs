@@ -47,6 +47,14 @@ impl SimSsd {
                 ..job
             });
         }
+        // Asked on every idle die: no plane at its reserve, no critical job.
+        if critical
+            && self
+                .planes_of(die)
+                .all(|p| self.ftl.free_blocks(p) > reserve)
+        {
+            return None;
+        }
         let enabled = self.ftl.used_share() >= self.cfg.gc.enable_at_full;
         let global = !critical && self.cfg.gc.on_demand.global_order;
         let parallel = self.parallel_victims();
