@@ -9,7 +9,7 @@
 
 use crate::engine::{EventQueue, Ns, Timers, MAX_TIME_NS};
 use crate::host::{Bio, BioDone, BlockLayer, HostEvent};
-use crate::ssd::device::{CommandError, Dir, IoCommand, IoCompletion};
+use crate::ssd::device::{CommandError, IoCommand, IoCompletion};
 use crate::ssd::ids::Lpn;
 
 /// What the host path needs to know of a device.
@@ -55,10 +55,10 @@ pub trait Device {
     /// The latest time the device was driven at (a new run continues there).
     fn now(&self) -> Ns;
 
-    /// A command `op` at `lpa` will come soon: the device may start
-    /// bringing into the CPU's cache what its decode will look up. A hint
-    /// for the simulator's speed only; it changes nothing simulated.
-    fn expect_command(&self, _op: Dir, _lpa: Lpn) {}
+    /// A command at `lpa` will come soon: the device may start bringing
+    /// into the CPU's cache what it will look up. A hint for the
+    /// simulator's speed only; it changes nothing simulated.
+    fn expect_command(&self, _lpa: Lpn) {}
 }
 
 /// A workload's own events: `source` is the workload's index for the issuer

@@ -96,7 +96,7 @@ impl LoadState<'_> {
     fn next_lpa<D: Device>(&mut self, device: &D) -> Lpn {
         while self.next_lpas.len() <= LOOKAHEAD {
             let lpa = Lpn(self.rng.gen_range(0..self.spec.span));
-            device.expect_command(self.spec.op, lpa);
+            device.expect_command(lpa);
             self.next_lpas.push_back(lpa);
         }
         self.next_lpas.pop_front().expect("filled above")

@@ -2,8 +2,8 @@
 //! preconditioning helpers, and the `Device` trait impl.
 
 use super::{
-    CommandError, DevEvent, DeviceCounters, DeviceStats, DieOp, Dir, IoCommand, IoCompletion,
-    PageData, SimSsd,
+    CommandError, DevEvent, DeviceCounters, DeviceStats, DieOp, IoCommand, IoCompletion, PageData,
+    SimSsd,
 };
 use crate::engine::{Ns, Timers};
 use crate::kernel::{Device, DeviceInfo};
@@ -69,7 +69,7 @@ impl SimSsd {
     /// Whether the device has nothing queued, buffered or running.
     pub fn is_quiescent(&self) -> bool {
         self.outstanding == 0
-            && self.sqs.iter().all(|q| q.is_empty())
+            && self.queued_commands == 0
             && self.buffer.is_empty()
             && !self
                 .shared_flushes
@@ -137,7 +137,7 @@ impl Device for SimSsd {
     }
 
     #[inline]
-    fn expect_command(&self, _op: Dir, lpa: Lpn) {
+    fn expect_command(&self, lpa: Lpn) {
         self.prefetch_map_entry(lpa);
     }
 }
