@@ -78,6 +78,8 @@ impl Point {
             ("write", true) => 85,
             ("write", false) => 60,
             ("randwrite", true) => 28,
+            // The partially occupied drive's random writes (the grid's
+            // four operations are the only ones).
             _ => 66,
         };
         self.runtime_s * per_s * self.bound_share_permille() / 1000
@@ -159,10 +161,9 @@ mod tests {
     use super::*;
 
     fn point(op: &str, occupancy: &str, bound: Option<u32>, runtime_s: u64) -> Point {
-        let (op, occupancy) = (op.to_string(), occupancy.to_string());
         Point {
-            op,
-            occupancy,
+            op: op.to_string(),
+            occupancy: occupancy.to_string(),
             bound,
             rep: 0,
             runtime_s,
