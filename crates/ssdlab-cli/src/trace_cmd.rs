@@ -49,6 +49,13 @@ struct SynthArgs {
     /// Override: % of random writes that rewrite a recent extent.
     #[arg(long)]
     overwrite_pct: Option<f64>,
+    /// Override: mean length of a sequential run, in sequential requests.
+    #[arg(long)]
+    seq_run: Option<f64>,
+    /// Override: share of the address space, at its end, that runs of
+    /// writes append to as a log (0 = none).
+    #[arg(long)]
+    log_share: Option<f64>,
     /// Override: arrival rate, requests per second.
     #[arg(long)]
     iops: Option<f64>,
@@ -68,6 +75,8 @@ pub fn run(a: Args) -> Result<(), InputError> {
     tuned.hot_share = a.hot_share.unwrap_or(tuned.hot_share);
     tuned.hot_access = a.hot_access.unwrap_or(tuned.hot_access);
     tuned.overwrite_pct = a.overwrite_pct.unwrap_or(tuned.overwrite_pct);
+    tuned.seq_run = a.seq_run.unwrap_or(tuned.seq_run);
+    tuned.log_share = a.log_share.unwrap_or(tuned.log_share);
     tuned.iops = a.iops.unwrap_or(tuned.iops);
     let p = &tuned;
     let format = ssdlab_sim::workload::replay_setup::parse_format(&a.format)?;

@@ -58,6 +58,8 @@ fn presets_are_the_spec_table() {
         assert!(p.hot_share > 0.0 && p.hot_share <= 1.0, "{name}");
         assert!((0.0..=1.0).contains(&p.hot_access), "{name}");
         assert!((0.0..=100.0).contains(&p.overwrite_pct), "{name}");
+        assert!(p.seq_run >= 1.0, "{name}");
+        assert!((0.0..1.0).contains(&p.log_share), "{name}");
         assert!(p.iops > 0.0, "{name}");
     }
     assert_eq!(profile("MySQL").unwrap().name, "mysql");
@@ -178,6 +180,8 @@ fn hot_cold_split() {
         hot_share: 0.1,
         hot_access: 0.8,
         overwrite_pct: 0.0,
+        seq_run: 1.0,
+        log_share: 0.0,
         iops: 1000.0,
     };
     let o = opts(100_000, 4 * GIB, 5);
@@ -203,6 +207,8 @@ fn overwrites_rewrite_recent_extents() {
             hot_share: 1.0,
             hot_access: 1.0,
             overwrite_pct: ow,
+            seq_run: 1.0 / 0.9,
+            log_share: 0.0,
             iops: 1000.0,
         };
         let recs = gen(&p, &opts(50_000, 64 * GIB, 9));
@@ -296,6 +302,23 @@ fn invalid_inputs_are_rejected() {
             overwrite_pct: -1.0,
             ..base
         },
+        Profile {
+            seq_run: 0.5,
+            ..base
+        },
+        Profile {
+            seq_pct: 80.0,
+            seq_run: 3.9,
+            ..base
+        },
+        Profile {
+            log_share: 1.0,
+            ..base
+        },
+        Profile {
+            log_share: f64::NAN,
+            ..base
+        },
         Profile { iops: 0.0, ..base },
     ];
     for p in &bad {
@@ -334,9 +357,14 @@ fn distinct_offsets_are_spread() {
 fn small_span_keeps_sequential_share() {
     // In a 1 MiB span random extents often land where the previous request
     // ended; the generator redraws them so the measured share stays put.
+    // (Without the log: a 1 MiB span's log is shorter than one run, which
+    // then wraps, and a wrap is not sequential.)
     for name in ["mongodb", "mysql", "rocksdb", "dbench", "sqlite"] {
-        let p = profile(name).unwrap();
-        let s = TraceStats::of_records(gen(p, &opts(100_000, 1 << 20, 13)));
+        let p = Profile {
+            log_share: 0.0,
+            ..*profile(name).unwrap()
+        };
+        let s = TraceStats::of_records(gen(&p, &opts(100_000, 1 << 20, 13)));
         assert!(
             (s.seq_pct() - p.seq_pct).abs() <= 1.0,
             "{name}: seq {} vs {}",
@@ -344,4 +372,102 @@ fn small_span_keeps_sequential_share() {
             p.seq_pct
         );
     }
+}
+
+/// The runs of a trace: (first index, length in requests, write?), a run
+/// being a request followed by the sequential ones that continue it.
+fn runs(recs: &[TraceRecord]) -> Vec<(usize, usize, bool)> {
+    let mut out: Vec<(usize, usize, bool)> = Vec::new();
+    let mut prev_end = None;
+    for (i, r) in recs.iter().enumerate() {
+        if prev_end == Some(r.offset) {
+            out.last_mut().expect("a run has a start").1 += 1;
+        } else {
+            out.push((i, 1, r.op == TraceOp::Write));
+        }
+        prev_end = Some(r.offset + r.len as u64);
+    }
+    out
+}
+
+#[test]
+fn runs_keep_the_shares_and_their_direction() {
+    let p = Profile {
+        name: "runs",
+        read_pct: 30.0,
+        seq_pct: 50.0,
+        avg_read_kb: 8.0,
+        avg_write_kb: 16.0,
+        hot_share: 1.0,
+        hot_access: 1.0,
+        overwrite_pct: 0.0,
+        seq_run: 40.0,
+        log_share: 0.0,
+        iops: 1000.0,
+    };
+    let recs = gen(&p, &opts(400_000, 64 * GIB, 3));
+    let s = TraceStats::of_records(&recs);
+    assert!((s.seq_pct() - 50.0).abs() < 2.0, "seq {}", s.seq_pct());
+    assert!((s.read_pct() - 30.0).abs() < 3.0, "read {}", s.read_pct());
+    let long: Vec<_> = runs(&recs).into_iter().filter(|r| r.1 > 1).collect();
+    // Sequential requests per run that has any: 40 on average.
+    let mean = long.iter().map(|r| (r.1 - 1) as f64).sum::<f64>() / long.len() as f64;
+    assert!((mean - 40.0).abs() < 4.0, "mean run {mean}");
+    for &(i, n, write) in &long {
+        assert!(
+            recs[i..i + n]
+                .iter()
+                .all(|r| (r.op == TraceOp::Write) == write),
+            "run at {i} changes direction"
+        );
+    }
+}
+
+#[test]
+fn log_runs_rewrite_the_log_in_order() {
+    let span = 4 * GIB;
+    let p = Profile {
+        name: "log",
+        read_pct: 0.0,
+        seq_pct: 60.0,
+        avg_read_kb: 0.0,
+        avg_write_kb: 32.0,
+        hot_share: 1.0,
+        hot_access: 1.0,
+        overwrite_pct: 0.0,
+        seq_run: 100.0,
+        log_share: 0.1,
+        iops: 1000.0,
+    };
+    let recs = gen(&p, &opts(200_000, span, 8));
+    // The log is the last tenth of the span, rounded to whole pages.
+    let log_start = span - ((span / 4096) as f64 * 0.1).round() as u64 * 4096;
+    let mut cursor = log_start;
+    let (mut runs_in_log, mut wraps) = (0, 0);
+    for (i, n, _) in runs(&recs).into_iter().filter(|r| r.1 > 1) {
+        let run = &recs[i..i + n];
+        runs_in_log += 1;
+        // Each run of writes continues the log where the last one stopped
+        // (one page on, if a request had just ended there), wrapping at its
+        // end.
+        let first = run[0].offset;
+        assert!(
+            first == cursor || first == cursor + 4096 || first == log_start,
+            "run at {i} starts at {first}, log cursor {cursor}"
+        );
+        assert!(
+            run.iter().all(|r| r.offset >= log_start),
+            "run at {i} leaves the log"
+        );
+        wraps += (first == log_start) as usize;
+        let last = run.last().unwrap();
+        cursor = last.offset + last.len as u64;
+        if cursor >= span {
+            cursor = log_start;
+        }
+    }
+    assert!(runs_in_log > 500, "{runs_in_log}");
+    // 200 k requests of 32 KiB, 60 % in the log: about 3.7 GB through a
+    // 410 MiB log, so it wraps several times.
+    assert!(wraps >= 5, "{wraps} wraps");
 }
