@@ -137,9 +137,10 @@ const SCREEN_POINTS: usize = 16;
 
 /// Where the search starts: the best of the profile's own knobs, the same
 /// locality with longer runs and a small log, and the first
-/// [`SCREEN_POINTS`] points of a Halton sequence over the knobs' cube. The shares are flat over large parts of the cube (every victim
-/// at least 90 % invalid, or none), where Nelder–Mead from one start sees
-/// no slope; screening puts the start where the shares move.
+/// [`SCREEN_POINTS`] points of a Halton sequence over the knobs' cube.
+/// The shares are flat over large parts of the cube (every victim at least
+/// 90 % invalid, or none), where Nelder–Mead from one start sees no slope;
+/// screening puts the start where the shares move.
 fn best_start(problem: &VictimShares<'_>, base: &Profile) -> Result<Vec<f64>, InputError> {
     let own = to_unit(base);
     let mut starts = vec![own.clone()];
@@ -191,7 +192,7 @@ fn halton(i: usize, dims: usize) -> Vec<f64> {
 /// The knobs as a point of the unit cube: hot share, hot access, overwrite
 /// share, mean sequential run (log scale) and log share.
 fn to_unit(p: &Profile) -> Vec<f64> {
-    let run = (p.seq_run / shortest_run(p)).ln() / RUN_RANGE.ln();
+    let run = (p.seq_run / p.shortest_seq_run()).ln() / RUN_RANGE.ln();
     vec![
         p.hot_share,
         p.hot_access,
@@ -201,18 +202,12 @@ fn to_unit(p: &Profile) -> Vec<f64> {
     ]
 }
 
-/// The shortest mean run the profile's sequential share allows.
-fn shortest_run(p: &Profile) -> f64 {
-    let q = (p.seq_pct / 100.0).min(0.999);
-    (q / (1.0 - q)).max(1.0)
-}
-
 /// The profile at a point of the search, clamped to the knobs' ranges and
 /// rounded (three decimals, overwrite to 0.1 %, runs to 0.01) so that the
 /// fitted values print exactly as they were measured.
 fn from_unit(base: &Profile, x: &[f64]) -> Profile {
     let round = |v: f64, step: f64| (v / step).round() * step;
-    let shortest = shortest_run(base);
+    let shortest = base.shortest_seq_run();
     let run = shortest * RUN_RANGE.powf(x[3].clamp(0.0, 1.0));
     Profile {
         hot_share: round(x[0].clamp(0.01, 1.0), 0.001),

@@ -216,6 +216,16 @@ pub const PROFILES: &[Profile] = &[
     },
 ];
 
+impl Profile {
+    /// The shortest mean sequential run (`seq_run`) the sequential share
+    /// allows: 1, and `seq / (1 − seq)` (a run must be long enough for the
+    /// runs to make up the share). Shares of 100 % are capped at 99.9 %.
+    pub fn shortest_seq_run(&self) -> f64 {
+        let q = (self.seq_pct / 100.0).clamp(0.0, 0.999);
+        (q / (1.0 - q)).max(1.0)
+    }
+}
+
 /// The preset named `name` (ASCII case-insensitive).
 pub fn profile(name: &str) -> Option<&'static Profile> {
     let n = name.trim();
@@ -322,7 +332,7 @@ fn run_chain(p: &Profile) -> Result<(f64, f64), String> {
     if q >= 1.0 {
         return Ok((1.0, 1.0));
     }
-    let shortest = (q / (1.0 - q)).max(1.0);
+    let shortest = p.shortest_seq_run();
     if !(p.seq_run.is_finite() && p.seq_run >= shortest) {
         return Err(format!(
             "profile {}: seq_run = {} must be at least {shortest:.4} (1, and seq / (1 - seq) \
