@@ -16,19 +16,6 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// seed004 with its program time replaced: the wrong starting point.
-fn write_start_preset(dir: &Path, program_ns: u64) {
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../presets/seed004.toml"),
-    )
-    .unwrap();
-    let text = text.replace(
-        "program_ns = 230_000",
-        &format!("program_ns = {program_ns}"),
-    );
-    std::fs::write(dir.join("start.toml"), text).unwrap();
-}
-
 fn measured_bw_mbs(dir: &Path) -> f64 {
     let job = dir.join("w.fio");
     let (code, out, err) = ssdlab(&[
@@ -47,11 +34,11 @@ fn measured_bw_mbs(dir: &Path) -> f64 {
 #[test]
 fn a_known_program_time_is_fitted_back_and_the_fit_resumes() {
     let dir = scratch("fit");
-    write_start_preset(&dir, 450_000);
     let bw = measured_bw_mbs(&dir);
+    // seed004's own program time is 230 us; the search starts at 450.
     let text = format!(
-        "device = \"start.toml\"\n[[param]]\nkey = \"timing.program_ns\"\nmin = 100000\nmax = 600000\n\
-         [[target]]\njob = \"w.fio\"\nmetric = \"bw_mbs\"\nvalue = {bw}\n"
+        "device = \"seed004\"\n[[param]]\nkey = \"timing.program_ns\"\nmin = 100000\nmax = 600000\n\
+         start = 450000\n[[target]]\njob = \"w.fio\"\nmetric = \"bw_mbs\"\nvalue = {bw}\n"
     );
     std::fs::write(dir.join("targets.toml"), text).unwrap();
     let out = dir.join("out");
@@ -94,6 +81,7 @@ fn bad_targets_files_are_refused_with_the_field() {
     for (body, needle) in [
         (format!("{head}[[param]]\nkey = \"timing.program_ns\"\nmin = 5\nmax = 5\n{target}"), "param[0]"),
         (format!("{head}[[param]]\nkey = \"timing.no_such_key\"\nmin = 1\nmax = 5\n{target}"), "param[0]"),
+        (format!("{head}{param}start = 900000\n{target}"), "param[0] (timing.program_ns).start"),
         (format!("{head}{param}[[target]]\njob = \"w.fio\"\nmetric = \"p999_us\"\nvalue = 100\n"), "job_name"),
         (format!("{head}{param}[[target]]\njob = \"w.fio\"\nmetric = \"mean_us\"\njob_name = \"nope\"\nvalue = 1\n"), "job_name"),
         (format!("{head}{param}[[target]]\njob = \"w.fio\"\nmetric = \"bw_mbs\"\nvalue = -1\n"), "value"),

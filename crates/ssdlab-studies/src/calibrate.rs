@@ -48,6 +48,10 @@ pub struct Param {
     pub key: String,
     pub min: f64,
     pub max: f64,
+    /// Where the search starts (default: the preset's own value), so that
+    /// a guess needs no edited copy of the preset.
+    #[serde(default)]
+    pub start: Option<f64>,
 }
 
 /// One measured figure to reproduce.
@@ -131,8 +135,8 @@ pub struct Calibration {
     pub file: TargetsFile,
     /// Each target's job file text, in order.
     jobs: Vec<(String, String)>,
-    /// Each key's value in the starting preset, and whether it is an
-    /// integer key.
+    /// Each key's starting value (its `start`, else the preset's), and
+    /// whether it is an integer key.
     start: Vec<(f64, bool)>,
 }
 
@@ -178,9 +182,15 @@ impl Calibration {
                     format!("min {} must be below max {}", p.min, p.max),
                 ));
             }
-            let value = get_dotted(&table, &p.key)
+            let (own, integer) = get_dotted(&table, &p.key)
                 .ok_or_else(|| bad(field.clone(), "not a numeric key of the preset".into()))?;
-            start.push(value);
+            if let Some(v) = p.start.filter(|v| !(p.min..=p.max).contains(v)) {
+                return Err(bad(
+                    format!("{field}.start"),
+                    format!("{v} is outside [{}, {}]", p.min, p.max),
+                ));
+            }
+            start.push((p.start.unwrap_or(own), integer));
         }
         let mut jobs = Vec::new();
         for (i, t) in file.targets.iter().enumerate() {

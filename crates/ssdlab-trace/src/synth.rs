@@ -121,9 +121,9 @@ pub struct Profile {
 /// | profile | paper ≥70 / ≥90 % | fitted (share, access, overwrite %, run, log) | measured ≥70 / ≥90 % |
 /// |---|---|---|---|
 /// | cassandra | 59.8 / 51.9 | 0.010, 0.899, 37.1, 172.36, 0.056 | 65.4 / 45.1 |
-/// | mongodb | 80.9 / 74.0 | 0.062, 0.629, 37.4, 20.51, 0.301 | 90.5 / 70.0 |
+/// | mongodb | 80.9 / 74.0 | 0.050, 0.609, 42.9, 39.37, 0.292 | 87.0 / 71.6 |
 /// | mysql | 92.9 / 84.3 | 0.010, 0.896, 48.2, 2.27, 0 | 100 / 100 |
-/// | rocksdb | 68.5 / 68.4 | 0.250, 0.666, 40.1, 28.50, 0.091 | 75.5 / 63.9 |
+/// | rocksdb | 68.5 / 68.4 | 0.245, 0.643, 40.5, 28.31, 0.091 | 73.9 / 68.2 |
 /// | dbench | 88.6 / 76.2 | 0.010, 0.855, 55.4, 2.03, 0 | 100 / 76.0 |
 /// | sqlite | 92.7 / 42.3 | 0.011, 0.875, 27.1, 1.29, 0 | 100 / 42.3 |
 ///
@@ -155,11 +155,11 @@ pub const PROFILES: &[Profile] = &[
         seq_pct: 18.7,
         avg_read_kb: 6.4,
         avg_write_kb: 4.7,
-        hot_share: 0.062,
-        hot_access: 0.629,
-        overwrite_pct: 37.4,
-        seq_run: 20.51,
-        log_share: 0.301,
+        hot_share: 0.05,
+        hot_access: 0.609,
+        overwrite_pct: 42.9,
+        seq_run: 39.37,
+        log_share: 0.292,
         iops: 5_000.0,
     },
     Profile {
@@ -181,10 +181,10 @@ pub const PROFILES: &[Profile] = &[
         seq_pct: 9.9,
         avg_read_kb: 4.9,
         avg_write_kb: 4.5,
-        hot_share: 0.25,
-        hot_access: 0.666,
-        overwrite_pct: 40.1,
-        seq_run: 28.5,
+        hot_share: 0.245,
+        hot_access: 0.643,
+        overwrite_pct: 40.5,
+        seq_run: 28.31,
         log_share: 0.091,
         iops: 5_000.0,
     },
