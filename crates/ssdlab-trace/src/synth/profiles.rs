@@ -1,0 +1,167 @@
+//! The application profiles the generator follows: the workload table of
+//! the on-demand GC paper (Lee, Choi, Hong 2023) plus the knobs the paper
+//! does not give, fitted by `reproduce gc-ondemand --fit`.
+
+/// A workload profile. Percentages are 0..=100, shares 0..=1.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Profile {
+    pub name: &'static str,
+    /// % of requests that are reads.
+    pub read_pct: f64,
+    /// % of requests that are sequential (start where the previous request
+    /// ended).
+    pub seq_pct: f64,
+    /// Average read size in KB (1 KB = 1024 B).
+    pub avg_read_kb: f64,
+    /// Average write size in KB (1 KB = 1024 B).
+    pub avg_write_kb: f64,
+    /// Share of the address space that is hot, in (0, 1].
+    pub hot_share: f64,
+    /// Share of random (non-overwrite) requests that go to the hot region,
+    /// in [0, 1].
+    pub hot_access: f64,
+    /// % of random writes that rewrite a recently written extent.
+    pub overwrite_pct: f64,
+    /// Mean length of a sequential run, in sequential requests (at least
+    /// 1, and at least `seq / (1 − seq)` for the sequential share `seq`).
+    /// `1 / (1 − seq)` draws every request independently; longer runs
+    /// make the sequential share come in streams.
+    pub seq_run: f64,
+    /// Share of the span, at its end, that is an append log, in [0, 1):
+    /// a run of writes continues the log where the last one stopped and
+    /// wraps at its end, so the log is rewritten in the order it was
+    /// written. 0: write runs start at random places, as read runs do.
+    pub log_share: f64,
+    /// Mean arrival rate (requests per second), Poisson.
+    pub iops: f64,
+}
+
+/// The six workloads of the on-demand GC paper (Lee, Choi, Hong 2023), as
+/// **synthetic stand-ins**.
+///
+/// `read_pct`, `seq_pct`, `avg_read_kb` and `avg_write_kb` are copied exactly
+/// from the paper's workload table (including the table's 4.0 KB average read
+/// size for Dbench and SQLite, whose read ratio is 0.0: they generate no
+/// reads).
+///
+/// The knobs `hot_share`, `hot_access`, `overwrite_pct`, `seq_run`,
+/// `log_share` and `iops` are **not** from the paper: the paper is silent
+/// (see docs/traces.md). All but `iops` are fitted by `ssdlab reproduce
+/// gc-ondemand --fit` (a screen, then a Nelder–Mead search, from the
+/// values below) to the paper's victim table: the share of GC victims
+/// at least 70 % / 90 % invalid, measured under the conventional eager,
+/// greedy GC on the `seed004` device with the study's defaults:
+///
+/// | profile | paper ≥70 / ≥90 % | fitted (share, access, overwrite %, run, log) | measured ≥70 / ≥90 % |
+/// |---|---|---|---|
+/// | cassandra | 59.8 / 51.9 | 0.010, 0.899, 37.1, 172.36, 0.056 | 65.4 / 45.1 |
+/// | mongodb | 80.9 / 74.0 | 0.050, 0.609, 42.9, 39.37, 0.292 | 87.0 / 71.6 |
+/// | mysql | 92.9 / 84.3 | 0.010, 0.896, 48.2, 2.27, 0 | 100 / 100 |
+/// | rocksdb | 68.5 / 68.4 | 0.245, 0.643, 40.5, 28.31, 0.091 | 73.9 / 68.2 |
+/// | dbench | 88.6 / 76.2 | 0.010, 0.855, 55.4, 2.03, 0 | 100 / 76.0 |
+/// | sqlite | 92.7 / 42.3 | 0.011, 0.875, 27.1, 1.29, 0 | 100 / 42.3 |
+///
+/// Four profiles come within 10 points of the paper's shares; dbench
+/// (11.4) and mysql (15.7) do not: their small, mostly random writes leave
+/// every victim at least 70 % invalid, where the paper has 7–11 % below.
+/// Runs and the log are what make the victims of cassandra, mongodb and
+/// rocksdb bimodal (docs/gc-study.md).
+///
+/// `iops` only sets the time scale (replay applies a time-compression
+/// factor); the values are plausible rates, not from the paper.
+pub const PROFILES: &[Profile] = &[
+    Profile {
+        name: "cassandra",
+        read_pct: 80.2,
+        seq_pct: 56.8,
+        avg_read_kb: 70.5,
+        avg_write_kb: 103.7,
+        hot_share: 0.01,
+        hot_access: 0.899,
+        overwrite_pct: 37.1,
+        seq_run: 172.36,
+        log_share: 0.056,
+        iops: 2_000.0,
+    },
+    Profile {
+        name: "mongodb",
+        read_pct: 36.9,
+        seq_pct: 18.7,
+        avg_read_kb: 6.4,
+        avg_write_kb: 4.7,
+        hot_share: 0.05,
+        hot_access: 0.609,
+        overwrite_pct: 42.9,
+        seq_run: 39.37,
+        log_share: 0.292,
+        iops: 5_000.0,
+    },
+    Profile {
+        name: "mysql",
+        read_pct: 0.0,
+        seq_pct: 9.8,
+        avg_read_kb: 0.0,
+        avg_write_kb: 5.8,
+        hot_share: 0.01,
+        hot_access: 0.896,
+        overwrite_pct: 48.2,
+        seq_run: 2.27,
+        log_share: 0.0,
+        iops: 4_000.0,
+    },
+    Profile {
+        name: "rocksdb",
+        read_pct: 50.5,
+        seq_pct: 9.9,
+        avg_read_kb: 4.9,
+        avg_write_kb: 4.5,
+        hot_share: 0.245,
+        hot_access: 0.643,
+        overwrite_pct: 40.5,
+        seq_run: 28.31,
+        log_share: 0.091,
+        iops: 5_000.0,
+    },
+    Profile {
+        name: "dbench",
+        read_pct: 0.0,
+        seq_pct: 13.2,
+        avg_read_kb: 4.0,
+        avg_write_kb: 7.6,
+        hot_share: 0.01,
+        hot_access: 0.855,
+        overwrite_pct: 55.4,
+        seq_run: 2.03,
+        log_share: 0.0,
+        iops: 3_000.0,
+    },
+    Profile {
+        name: "sqlite",
+        read_pct: 0.0,
+        seq_pct: 18.7,
+        avg_read_kb: 4.0,
+        avg_write_kb: 4.9,
+        hot_share: 0.011,
+        hot_access: 0.875,
+        overwrite_pct: 27.1,
+        seq_run: 1.29,
+        log_share: 0.0,
+        iops: 2_000.0,
+    },
+];
+
+impl Profile {
+    /// The shortest mean sequential run (`seq_run`) the sequential share
+    /// allows: 1, and `seq / (1 − seq)` (a run must be long enough for the
+    /// runs to make up the share). Shares of 100 % are capped at 99.9 %.
+    pub fn shortest_seq_run(&self) -> f64 {
+        let q = (self.seq_pct / 100.0).clamp(0.0, 0.999);
+        (q / (1.0 - q)).max(1.0)
+    }
+}
+
+/// The preset named `name` (ASCII case-insensitive).
+pub fn profile(name: &str) -> Option<&'static Profile> {
+    let n = name.trim();
+    PROFILES.iter().find(|p| p.name.eq_ignore_ascii_case(n))
+}
