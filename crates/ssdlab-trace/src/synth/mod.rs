@@ -414,11 +414,8 @@ impl Iterator for Synth {
             }
         };
         if self.in_log {
-            self.log_next = if start + pages < self.total_pages {
-                start + pages
-            } else {
-                self.log_start
-            };
+            // The next run's start wraps there if it would cross the end.
+            self.log_next = start + pages;
         }
         self.prev_end = Some(start + pages);
         self.prev_write = !read;

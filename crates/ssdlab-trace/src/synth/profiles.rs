@@ -50,22 +50,10 @@ pub struct Profile {
 /// gc-ondemand --fit` (a screen, then a Nelder–Mead search, from the
 /// values below) to the paper's victim table: the share of GC victims
 /// at least 70 % / 90 % invalid, measured under the conventional eager,
-/// greedy GC on the `seed004` device with the study's defaults:
-///
-/// | profile | paper ≥70 / ≥90 % | fitted (share, access, overwrite %, run, log) | measured ≥70 / ≥90 % |
-/// |---|---|---|---|
-/// | cassandra | 59.8 / 51.9 | 0.010, 0.899, 37.1, 172.36, 0.056 | 65.4 / 45.1 |
-/// | mongodb | 80.9 / 74.0 | 0.050, 0.609, 42.9, 39.37, 0.292 | 87.0 / 71.6 |
-/// | mysql | 92.9 / 84.3 | 0.010, 0.896, 48.2, 2.27, 0 | 100 / 100 |
-/// | rocksdb | 68.5 / 68.4 | 0.245, 0.643, 40.5, 28.31, 0.091 | 73.9 / 68.2 |
-/// | dbench | 88.6 / 76.2 | 0.010, 0.855, 55.4, 2.03, 0 | 100 / 76.0 |
-/// | sqlite | 92.7 / 42.3 | 0.011, 0.875, 27.1, 1.29, 0 | 100 / 42.3 |
-///
-/// Four profiles come within 10 points of the paper's shares; dbench
-/// (11.4) and mysql (15.7) do not: their small, mostly random writes leave
-/// every victim at least 70 % invalid, where the paper has 7–11 % below.
-/// Runs and the log are what make the victims of cassandra, mongodb and
-/// rocksdb bimodal (docs/gc-study.md).
+/// greedy GC on the `seed004` device with the study's defaults. The
+/// measured shares, against the paper's, are in docs/gc-study.md (four
+/// profiles within 10 points; mysql and dbench not): kept there only, so
+/// that a model change has one table to update.
 ///
 /// `iops` only sets the time scale (replay applies a time-compression
 /// factor); the values are plausible rates, not from the paper.
