@@ -147,7 +147,7 @@ impl SimSsd {
         for plane in self.planes_of(die) {
             // A cache with room waits for idle time; a full one folds
             // whenever the die has nothing else to do.
-            if !idle && self.ftl.host_goes_to_slc(plane) {
+            if !idle && self.host_slc(plane) {
                 continue;
             }
             let Some(victim) = self.ftl.fold_candidate(plane) else {

@@ -123,10 +123,32 @@ impl SimSsd {
         let units = self.layout.units_per_flash_page;
         let one_shot = self.cfg.timing.one_shot_pages;
         let pages = match &self.cfg.slc_cache {
-            Some(slc) if self.ftl.host_goes_to_slc(plane) => slc.program_pages(one_shot),
+            Some(slc) if self.host_slc(plane) => slc.program_pages(one_shot),
             _ => one_shot,
         };
         (units * pages) as usize
+    }
+
+    /// Whether host programs on `plane` go to the SLC cache now. A
+    /// multi-plane program runs all its planes in one mode (NAND cannot pair
+    /// an SLC-mode page with a native one-shot), so with multi-plane programs
+    /// a die writes its cache only while every plane of it has room, as
+    /// firmware that keeps the cache in super-blocks does; a die whose other
+    /// plane is full writes natively until a fold frees room there.
+    pub(super) fn host_slc(&self, plane: PlaneId) -> bool {
+        if !self.cfg.timing.multi_plane {
+            return self.ftl.host_goes_to_slc(plane);
+        }
+        let die = self.layout.die_of_plane(plane);
+        self.planes_of(die).all(|p| self.ftl.host_goes_to_slc(p))
+    }
+
+    fn host_stream(&self, plane: PlaneId) -> Stream {
+        if self.host_slc(plane) {
+            Stream::Host
+        } else {
+            Stream::HostNative
+        }
     }
 
     /// Whether `plane` has a full program queued, or pages that waited
@@ -170,20 +192,27 @@ impl SimSsd {
         };
         let mut items = Vec::new();
         let mut planes = 0;
+        // With multi-plane programs the mode is the die's, decided once: the
+        // pages this program takes may use up a plane's cache room.
+        let first = self.layout.plane_of_die(die, 0);
+        let (mut stream, mut pages) = (self.host_stream(first), self.program_pages(first));
         for plane in self.planes_of(die) {
             if planes == max_planes {
                 break;
             }
-            if !self.ftl.can_write_host(plane) || !self.plane_ready(plane, now) {
+            if !self.cfg.timing.multi_plane {
+                (stream, pages) = (self.host_stream(plane), self.program_pages(plane));
+            }
+            if !self.ftl.can_write(plane, stream) || !self.plane_ready(plane, now) {
                 continue;
             }
             let before = items.len();
-            for _ in 0..self.program_pages(plane) {
-                match self.next_flush(plane) {
+            for _ in 0..pages {
+                match self.next_flush(plane, stream) {
                     Some(item) => items.push(item),
                     None => break,
                 }
-                if !self.ftl.can_write_host(plane) {
+                if !self.ftl.can_write(plane, stream) {
                     break;
                 }
             }
@@ -251,7 +280,7 @@ impl SimSsd {
 
     /// The next page to program on `plane`: its own queue first, then the
     /// shared one. Entries trimmed or already flushing are dropped.
-    pub(super) fn next_flush(&mut self, plane: PlaneId) -> Option<ProgramItem> {
+    pub(super) fn next_flush(&mut self, plane: PlaneId, stream: Stream) -> Option<ProgramItem> {
         // Older shared entries (mapping-table pages under static allocation)
         // go before the plane's own, so neither starves.
         while self.shared_flushes.front().is_some_and(|&(_, t)| {
@@ -260,17 +289,17 @@ impl SimSsd {
                 .is_some_and(|&(_, own)| t < own)
         }) {
             let (data, _) = self.shared_flushes.pop_front().expect("checked");
-            if let Some(item) = self.take_flush(data, plane) {
+            if let Some(item) = self.take_flush(data, plane, stream) {
                 return Some(item);
             }
         }
         while let Some((data, _)) = self.plane_flushes[plane.index()].pop_front() {
-            if let Some(item) = self.take_flush(data, plane) {
+            if let Some(item) = self.take_flush(data, plane, stream) {
                 return Some(item);
             }
         }
         while let Some((data, _)) = self.shared_flushes.pop_front() {
-            if let Some(item) = self.take_flush(data, plane) {
+            if let Some(item) = self.take_flush(data, plane, stream) {
                 return Some(item);
             }
         }
@@ -279,16 +308,21 @@ impl SimSsd {
 
     /// Marks the buffered page as flushing and allocates its flash page.
     /// None when the page no longer needs flushing (trimmed meanwhile).
-    pub(super) fn take_flush(&mut self, data: PageData, plane: PlaneId) -> Option<ProgramItem> {
+    pub(super) fn take_flush(
+        &mut self,
+        data: PageData,
+        plane: PlaneId,
+        stream: Stream,
+    ) -> Option<ProgramItem> {
         let PageData::Host(lpa) = data else {
-            let ppa = self.ftl.alloc_page(plane, Stream::Host)?;
+            let ppa = self.ftl.alloc_page(plane, stream)?;
             return Some((data, ppa, 0));
         };
         let version = self.buffer.start_flush(lpa)?;
         let ppa = self
             .ftl
-            .alloc_page(plane, Stream::Host)
-            .expect("can_write_host checked");
+            .alloc_page(plane, stream)
+            .expect("can_write checked");
         Some((data, ppa, version))
     }
 
@@ -379,5 +413,69 @@ impl SimSsd {
         while let Some((slot, lpa)) = self.buffer.next_admitted() {
             self.buffer_write(slot, lpa, now, q);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ssd::config::{SlcCache, SsdConfig};
+
+    /// One die of two planes with a static SLC cache of one block each.
+    fn die_with_cache(multi_plane: bool) -> SimSsd {
+        let mut cfg = SsdConfig::load("seed004").unwrap();
+        cfg.geometry.channels = 1;
+        cfg.geometry.planes_per_die = 2;
+        cfg.geometry.blocks_per_plane = 24;
+        cfg.geometry.pages_per_block = Some(16);
+        cfg.ftl.over_provisioning = 0.3;
+        cfg.timing.multi_plane = multi_plane;
+        cfg.slc_cache = Some(SlcCache {
+            blocks_per_plane: 1,
+            bits_per_cell: 2,
+            read_ns: 10_000,
+            program_ns: 50_000,
+            erase_ns: 300_000,
+            fold_idle_ns: 0,
+            dynamic_blocks_per_plane: 0,
+        });
+        cfg.validate().unwrap();
+        SimSsd::new(cfg, 1, true)
+    }
+
+    /// Fills plane 0's cache; plane 1's stays empty.
+    fn fill_cache_of_plane_0(ssd: &mut SimSsd) {
+        let mut lpa = 0;
+        while ssd.ftl.host_goes_to_slc(PlaneId(0)) {
+            let ppa = ssd.ftl.alloc_page(PlaneId(0), Stream::Host).unwrap();
+            ssd.ftl.commit(Lpn(lpa), ppa, 0);
+            lpa += 1;
+        }
+        assert!(ssd.ftl.host_goes_to_slc(PlaneId(1)));
+    }
+
+    #[test]
+    fn a_die_programs_both_planes_in_one_mode() {
+        let mut ssd = die_with_cache(true);
+        let native = ssd.layout.units_per_flash_page * ssd.cfg.timing.one_shot_pages;
+        assert!(ssd.host_slc(PlaneId(1)));
+        fill_cache_of_plane_0(&mut ssd);
+        // Plane 1 still has cache room, but a program on this die also
+        // takes plane 0, whose cache is full: the die writes natively.
+        assert!(!ssd.host_slc(PlaneId(1)));
+        assert_eq!(ssd.host_stream(PlaneId(1)), Stream::HostNative);
+        assert_eq!(ssd.program_pages(PlaneId(1)), native as usize);
+        // A native page on plane 1 goes to a native block.
+        assert!(ssd.ftl.can_write(PlaneId(1), Stream::HostNative));
+        let ppa = ssd.ftl.alloc_page(PlaneId(1), Stream::HostNative).unwrap();
+        assert!(!ssd.ftl.is_slc(ssd.layout.block_of(ppa)));
+    }
+
+    #[test]
+    fn without_multi_plane_programs_each_plane_keeps_its_own_mode() {
+        let mut ssd = die_with_cache(false);
+        fill_cache_of_plane_0(&mut ssd);
+        assert!(!ssd.host_slc(PlaneId(0)));
+        assert!(ssd.host_slc(PlaneId(1)));
     }
 }

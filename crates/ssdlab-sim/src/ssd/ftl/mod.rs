@@ -34,7 +34,8 @@ pub enum BlockState {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stream {
     Host,
-    /// Host data that bypasses the SLC cache (preconditioning).
+    /// Host data that bypasses the SLC cache (preconditioning, and a die
+    /// whose other plane has no cache room left).
     HostNative,
     Gc,
 }
@@ -346,16 +347,15 @@ impl Ftl {
         self.layout.blocks_per_plane - self.slc_blocks_per_plane
     }
 
-    /// Whether the host frontier of `plane` can take one more page.
-    pub fn can_write_host(&self, plane: PlaneId) -> bool {
+    /// Whether `stream`'s frontier of `plane` can take one more host page
+    /// (`HostNative` ignores the SLC cache).
+    pub fn can_write(&self, plane: PlaneId, stream: Stream) -> bool {
         let ps = &self.planes[plane.index()];
         let has_room = |b: Option<BlockId>| {
             b.is_some_and(|b| self.written[b.index()] < self.block_capacity(b))
         };
-        has_room(ps.slc_open)
-            || !ps.slc_free.is_empty()
-            || has_room(ps.host_open)
-            || ps.free.len() as u32 > self.host_reserve_blocks
+        let cached = stream == Stream::Host && (has_room(ps.slc_open) || !ps.slc_free.is_empty());
+        cached || has_room(ps.host_open) || ps.free.len() as u32 > self.host_reserve_blocks
     }
 
     // ---- allocation ------------------------------------------------------
