@@ -192,17 +192,17 @@ impl SimSsd {
         };
         let mut items = Vec::new();
         let mut planes = 0;
-        // With multi-plane programs the mode is the die's, decided once: the
-        // pages this program takes may use up a plane's cache room.
+        // With multi-plane programs the mode is the die's, decided before any
+        // page is taken (the pages may use up a plane's cache room).
         let first = self.layout.plane_of_die(die, 0);
-        let (mut stream, mut pages) = (self.host_stream(first), self.program_pages(first));
+        let die_mode = (self.cfg.timing.multi_plane)
+            .then(|| (self.host_stream(first), self.program_pages(first)));
         for plane in self.planes_of(die) {
             if planes == max_planes {
                 break;
             }
-            if !self.cfg.timing.multi_plane {
-                (stream, pages) = (self.host_stream(plane), self.program_pages(plane));
-            }
+            let (stream, pages) =
+                die_mode.unwrap_or_else(|| (self.host_stream(plane), self.program_pages(plane)));
             if !self.ftl.can_write(plane, stream) || !self.plane_ready(plane, now) {
                 continue;
             }
