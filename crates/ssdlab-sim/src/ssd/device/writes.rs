@@ -120,13 +120,19 @@ impl SimSsd {
     /// one wordline's worth per SLC-mode program, `one_shot_pages` per
     /// native one.
     pub(super) fn program_pages(&self, plane: PlaneId) -> usize {
+        self.host_mode(plane).1
+    }
+
+    /// The stream a host program on `plane` writes to now, and its pages.
+    fn host_mode(&self, plane: PlaneId) -> (Stream, usize) {
         let units = self.layout.units_per_flash_page;
         let one_shot = self.cfg.timing.one_shot_pages;
-        let pages = match &self.cfg.slc_cache {
-            Some(slc) if self.host_slc(plane) => slc.program_pages(one_shot),
-            _ => one_shot,
-        };
-        (units * pages) as usize
+        match &self.cfg.slc_cache {
+            Some(slc) if self.host_slc(plane) => {
+                (Stream::Host, (units * slc.program_pages(one_shot)) as usize)
+            }
+            _ => (Stream::HostNative, (units * one_shot) as usize),
+        }
     }
 
     /// Whether host programs on `plane` go to the SLC cache now. A
@@ -141,14 +147,6 @@ impl SimSsd {
         }
         let die = self.layout.die_of_plane(plane);
         self.planes_of(die).all(|p| self.ftl.host_goes_to_slc(p))
-    }
-
-    fn host_stream(&self, plane: PlaneId) -> Stream {
-        if self.host_slc(plane) {
-            Stream::Host
-        } else {
-            Stream::HostNative
-        }
     }
 
     /// Whether `plane` has a full program queued, or pages that waited
@@ -192,18 +190,21 @@ impl SimSsd {
         };
         let mut items = Vec::new();
         let mut planes = 0;
-        // With multi-plane programs the mode is the die's, decided before any
-        // page is taken (the pages may use up a plane's cache room).
-        let first = self.layout.plane_of_die(die, 0);
-        let die_mode = (self.cfg.timing.multi_plane)
-            .then(|| (self.host_stream(first), self.program_pages(first)));
+        let mut die_mode = None;
         for plane in self.planes_of(die) {
             if planes == max_planes {
                 break;
             }
-            let (stream, pages) =
-                die_mode.unwrap_or_else(|| (self.host_stream(plane), self.program_pages(plane)));
-            if !self.ftl.can_write(plane, stream) || !self.plane_ready(plane, now) {
+            if !self.plane_ready(plane, now) {
+                continue;
+            }
+            // With multi-plane programs the mode is the die's, decided before
+            // the first page is taken (the pages may use up a plane's cache).
+            let (stream, pages) = die_mode.unwrap_or_else(|| self.host_mode(plane));
+            if self.cfg.timing.multi_plane {
+                die_mode = Some((stream, pages));
+            }
+            if !self.ftl.can_write(plane, stream) {
                 continue;
             }
             let before = items.len();
@@ -463,8 +464,10 @@ mod tests {
         // Plane 1 still has cache room, but a program on this die also
         // takes plane 0, whose cache is full: the die writes natively.
         assert!(!ssd.host_slc(PlaneId(1)));
-        assert_eq!(ssd.host_stream(PlaneId(1)), Stream::HostNative);
-        assert_eq!(ssd.program_pages(PlaneId(1)), native as usize);
+        assert_eq!(
+            ssd.host_mode(PlaneId(1)),
+            (Stream::HostNative, native as usize)
+        );
         // A native page on plane 1 goes to a native block.
         assert!(ssd.ftl.can_write(PlaneId(1), Stream::HostNative));
         let ppa = ssd.ftl.alloc_page(PlaneId(1), Stream::HostNative).unwrap();
