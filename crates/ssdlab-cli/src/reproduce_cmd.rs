@@ -67,6 +67,9 @@ struct GcArgs {
     /// OUT/fit.md.
     #[arg(long)]
     fit: bool,
+    /// With --fit: fit only this profile (repeatable; default: all six).
+    #[arg(long = "profile", requires = "fit")]
+    profiles: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -299,7 +302,7 @@ fn run_gc(a: GcArgs) -> Result<(), InputError> {
         footprint: a.footprint,
     };
     if a.fit {
-        return fit_gc_profiles(&opts);
+        return fit_gc_profiles(&opts, &fit_profiles(&a.profiles)?);
     }
     let bar = progress_bar("GC study");
     let progress = |done: usize, total: usize| bar.tick(done, total);
@@ -330,13 +333,36 @@ invalidation-rate trigger, prioritized victims, block-blocking (docs/model.md).\
     Ok(())
 }
 
-/// `reproduce gc-ondemand --fit`: every profile's knobs fitted to the
+/// The profiles `--profile` names (all when none), or an error naming the
+/// unknown one.
+fn fit_profiles(names: &[String]) -> Result<Vec<ssdlab_trace::Profile>, InputError> {
+    if names.is_empty() {
+        return Ok(ssdlab_trace::PROFILES.to_vec());
+    }
+    let known: Vec<&str> = ssdlab_trace::PROFILES.iter().map(|p| p.name).collect();
+    names
+        .iter()
+        .map(|n| {
+            ssdlab_trace::profile(n).copied().ok_or_else(|| {
+                InputError::invalid(
+                    "--profile",
+                    format!("unknown '{n}' (known: {})", known.join(", ")),
+                )
+            })
+        })
+        .collect()
+}
+
+/// `reproduce gc-ondemand --fit`: the profiles' knobs fitted to the
 /// paper's victim table.
-fn fit_gc_profiles(opts: &ssdlab_studies::gc_study::GcStudyOptions) -> Result<(), InputError> {
+fn fit_gc_profiles(
+    opts: &ssdlab_studies::gc_study::GcStudyOptions,
+    profiles: &[ssdlab_trace::Profile],
+) -> Result<(), InputError> {
     use ssdlab_studies::gc_fit;
     let bar = progress_bar("fitting profiles");
     let progress = |done: usize, total: usize| bar.tick(done, total);
-    let fits = gc_fit::fit(ssdlab_trace::PROFILES, opts, &progress)?;
+    let fits = gc_fit::fit(profiles, opts, &progress)?;
     bar.finish();
     let table = gc_fit::fit_markdown(&fits);
     let path = opts.out.join("fit.md");

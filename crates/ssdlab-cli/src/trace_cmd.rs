@@ -56,6 +56,10 @@ struct SynthArgs {
     /// writes append to as a log (0 = none).
     #[arg(long)]
     log_share: Option<f64>,
+    /// Override: how fast the hot part slides through the address space,
+    /// in hot-part lengths per hot-part length written (0 = fixed).
+    #[arg(long)]
+    hot_drift: Option<f64>,
     /// Override: arrival rate, requests per second.
     #[arg(long)]
     iops: Option<f64>,
@@ -77,6 +81,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
     tuned.overwrite_pct = a.overwrite_pct.unwrap_or(tuned.overwrite_pct);
     tuned.seq_run = a.seq_run.unwrap_or(tuned.seq_run);
     tuned.log_share = a.log_share.unwrap_or(tuned.log_share);
+    tuned.hot_drift = a.hot_drift.unwrap_or(tuned.hot_drift);
     tuned.iops = a.iops.unwrap_or(tuned.iops);
     let p = &tuned;
     let format = ssdlab_sim::workload::replay_setup::parse_format(&a.format)?;

@@ -784,6 +784,19 @@ fn gc_study_rejects_a_footprint_below_its_precondition() {
 }
 
 #[test]
+fn gc_fit_refuses_an_unknown_profile_and_a_profile_without_fit() {
+    let (code, _, err) = ssdlab(&["reproduce", "gc-ondemand", "--fit", "--profile", "oracle"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--profile") && err.contains("oracle") && err.contains("mysql"),
+        "{err}"
+    );
+    let (code, _, err) = ssdlab(&["reproduce", "gc-ondemand", "--profile", "mysql"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--fit"), "{err}");
+}
+
+#[test]
 fn nonsense_job_parameters_exit_2_naming_the_job() {
     for (name, text, needle) in [
         (

@@ -1,6 +1,6 @@
 //! `reproduce gc-ondemand --fit`: fits each synthetic profile's locality
-//! and overwrite knobs (`hot_share`, `hot_access`, `overwrite_pct`) to the
-//! paper's victim table (the share of GC victims at least 70 % and at least
+//! and overwrite knobs (`hot_share`, `hot_access`, `overwrite_pct`,
+//! `seq_run`, `log_share`, `hot_drift`) to the paper's victim table (the share of GC victims at least 70 % and at least
 //! 90 % invalid).
 //!
 //! The shares are measured under the conventional scheme ([`FIT_SCHEME`]:
@@ -136,7 +136,8 @@ const LOG_RANGE: f64 = 0.5;
 const SCREEN_POINTS: usize = 16;
 
 /// Where the search starts: the best of the profile's own knobs, the same
-/// locality with longer runs and a small log, and the first
+/// locality with longer runs and a small log or with a moving hot region,
+/// and the first
 /// [`SCREEN_POINTS`] points of a Halton sequence over the knobs' cube.
 /// The shares are flat over large parts of the cube (every victim at least
 /// 90 % invalid, or none), where Nelder–Mead from one start sees no slope;
@@ -156,7 +157,14 @@ fn best_start(problem: &VictimShares<'_>, base: &Profile) -> Result<Vec<f64>, In
         x[4] = log;
         starts.push(x);
     }
-    starts.extend((1..=SCREEN_POINTS).map(|i| halton(i, 5)));
+    // The profile's knobs with a hot region that moves on: 1, 4 and 9 %
+    // of its length per length written.
+    for drift in [0.1, 0.2, 0.3] {
+        let mut x = own.clone();
+        x[5] = drift;
+        starts.push(x);
+    }
+    starts.extend((1..=SCREEN_POINTS).map(|i| halton(i, KNOBS)));
     let costs: Vec<f64> = starts
         .par_iter()
         .map(|x| {
@@ -189,8 +197,12 @@ fn halton(i: usize, dims: usize) -> Vec<f64> {
         .collect()
 }
 
+/// The knobs the search moves.
+const KNOBS: usize = 6;
+
 /// The knobs as a point of the unit cube: hot share, hot access, overwrite
-/// share, mean sequential run (log scale) and log share.
+/// share, mean sequential run (log scale), log share and hot drift (square
+/// root scale: the small drifts are the ones that matter).
 fn to_unit(p: &Profile) -> Vec<f64> {
     let run = (p.seq_run / p.shortest_seq_run()).ln() / RUN_RANGE.ln();
     vec![
@@ -199,6 +211,7 @@ fn to_unit(p: &Profile) -> Vec<f64> {
         p.overwrite_pct / 100.0,
         run.clamp(0.0, 1.0),
         p.log_share / LOG_RANGE,
+        p.hot_drift.sqrt(),
     ]
 }
 
@@ -215,18 +228,20 @@ fn from_unit(base: &Profile, x: &[f64]) -> Profile {
         overwrite_pct: round((100.0 * x[2]).clamp(0.0, 100.0), 0.1),
         seq_run: round(run, 0.01).max((shortest * 100.0).ceil() / 100.0),
         log_share: round((LOG_RANGE * x[4]).clamp(0.0, LOG_RANGE), 0.001),
+        hot_drift: round(x[5].clamp(0.0, 1.0).powi(2), 0.0001),
         ..*base
     }
 }
 
 /// The knobs in a fixed order, to break ties between equally good points.
-fn knob_key(p: &Profile) -> [f64; 5] {
+fn knob_key(p: &Profile) -> [f64; KNOBS] {
     [
         p.hot_share,
         p.hot_access,
         p.overwrite_pct,
         p.seq_run,
         p.log_share,
+        p.hot_drift,
     ]
 }
 
@@ -293,18 +308,19 @@ impl CostFunction for VictimShares<'_> {
 /// The fit as markdown: knobs, shares and the paper's, per profile.
 pub fn fit_markdown(fits: &[ProfileFit]) -> String {
     let mut out = String::from(
-        "| profile | hot_share | hot_access | overwrite % | seq_run | log_share | ≥70% invalid (paper) | ≥90% invalid (paper) | worst error | runs |\n|---|---|---|---|---|---|---|---|---|---|\n",
+        "| profile | hot_share | hot_access | overwrite % | seq_run | log_share | hot_drift | ≥70% invalid (paper) | ≥90% invalid (paper) | worst error | runs |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for f in fits {
         let p = &f.profile;
         out.push_str(&format!(
-            "| {} | {:.3} | {:.3} | {:.1} | {:.2} | {:.3} | {:.1}% ({:.1}%) | {:.1}% ({:.1}%) | {:.1} points | {} |\n",
+            "| {} | {:.3} | {:.3} | {:.1} | {:.2} | {:.3} | {:.4} | {:.1}% ({:.1}%) | {:.1}% ({:.1}%) | {:.1} points | {} |\n",
             p.name,
             p.hot_share,
             p.hot_access,
             p.overwrite_pct,
             p.seq_run,
             p.log_share,
+            p.hot_drift,
             f.ge70,
             f.paper.0,
             f.ge90,
@@ -323,7 +339,8 @@ mod tests {
     #[test]
     fn search_points_map_to_valid_rounded_knobs() {
         let base = ssdlab_trace::PROFILES[0];
-        let p = from_unit(&base, &[-0.3, 1.7, 0.123_456, 0.5, 0.3]);
+        let p = from_unit(&base, &[-0.3, 1.7, 0.123_456, 0.5, 0.3, 0.3]);
+        assert!((p.hot_drift - 0.09).abs() < 1e-9, "{}", p.hot_drift);
         assert_eq!((p.hot_share, p.hot_access), (0.01, 1.0));
         assert!((p.overwrite_pct - 12.3).abs() < 1e-9, "{}", p.overwrite_pct);
         assert!((p.log_share - 0.15).abs() < 1e-9, "{}", p.log_share);
@@ -339,7 +356,7 @@ mod tests {
             }
         )
         .is_ok());
-        let lowest = from_unit(&base, &[0.5, 0.5, 0.5, -1.0, 0.0]);
+        let lowest = from_unit(&base, &[0.5, 0.5, 0.5, -1.0, 0.0, 0.0]);
         assert!(lowest.seq_run >= shortest, "{}", lowest.seq_run);
         assert_eq!(p.read_pct, base.read_pct);
         let back = from_unit(&base, &to_unit(&p));
@@ -350,10 +367,10 @@ mod tests {
     fn halton_points_fill_the_cube() {
         assert_eq!(halton(1, 2), vec![0.5, 1.0 / 3.0]);
         assert_eq!(halton(2, 2), vec![0.25, 2.0 / 3.0]);
-        let pts: Vec<Vec<f64>> = (1..=SCREEN_POINTS).map(|i| halton(i, 5)).collect();
+        let pts: Vec<Vec<f64>> = (1..=SCREEN_POINTS).map(|i| halton(i, KNOBS)).collect();
         assert!(pts.iter().flatten().all(|v| (0.0..1.0).contains(v)));
         // Each axis is covered on both sides of its middle.
-        for d in 0..5 {
+        for d in 0..KNOBS {
             assert!(
                 pts.iter().any(|p| p[d] < 0.3) && pts.iter().any(|p| p[d] > 0.7),
                 "axis {d}"

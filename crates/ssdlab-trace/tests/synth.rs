@@ -182,6 +182,7 @@ fn hot_cold_split() {
         overwrite_pct: 0.0,
         seq_run: 1.0,
         log_share: 0.0,
+        hot_drift: 0.0,
         iops: 1000.0,
     };
     let o = opts(100_000, 4 * GIB, 5);
@@ -193,6 +194,57 @@ fn hot_cold_split() {
     assert!((in_hot - 0.8).abs() < 0.01, "hot share {in_hot}");
     let s = TraceStats::of_records(&recs);
     assert_eq!(s.sequential, 0, "random requests never look sequential");
+}
+
+#[test]
+fn a_drifting_hot_region_moves_through_the_span_and_wraps() {
+    // Writes only, all hot: the hot region is 1 % of the span and moves
+    // half its length per hot-region length written, so 10,000 one-page
+    // writes (about 3.8 hot lengths of 2,621 pages) move it about 1.9
+    // lengths on.
+    let p = Profile {
+        name: "drift",
+        read_pct: 0.0,
+        seq_pct: 0.0,
+        avg_read_kb: 4.0,
+        avg_write_kb: 4.0,
+        hot_share: 0.01,
+        hot_access: 1.0,
+        overwrite_pct: 0.0,
+        seq_run: 1.0,
+        log_share: 0.0,
+        hot_drift: 0.5,
+        iops: 1000.0,
+    };
+    let o = opts(10_000, GIB, 3);
+    let recs = gen(&p, &o);
+    let hot = 2621 * 4096;
+    let first = &recs[..500];
+    let last = &recs[recs.len() - 500..];
+    assert!(first.iter().all(|r| r.offset < 2 * hot), "starts at 0");
+    let moved = |r: &&TraceRecord| r.offset >= hot + hot / 2;
+    assert!(last.iter().all(|r| moved(&r)), "has moved on");
+    assert!(
+        last.iter().all(|r| r.offset < 4 * hot),
+        "by about 1.9 lengths"
+    );
+    // A region that reaches the span's end wraps to its start: 300,000
+    // one-page writes at a drift of 1 move it 300,000 pages, past the
+    // span's 262,144.
+    let recs = gen(
+        &Profile {
+            hot_drift: 1.0,
+            ..p
+        },
+        &opts(300_000, GIB, 3),
+    );
+    let base = 300_000 - 262_144;
+    let tail = &recs[recs.len() - 100..];
+    assert!(
+        tail.iter()
+            .all(|r| (base - 2621..base + 2621).contains(&(r.offset / 4096))),
+        "wrapped to about page {base}"
+    );
 }
 
 #[test]
@@ -209,6 +261,7 @@ fn overwrites_rewrite_recent_extents() {
             overwrite_pct: ow,
             seq_run: 1.0 / 0.9,
             log_share: 0.0,
+            hot_drift: 0.0,
             iops: 1000.0,
         };
         let recs = gen(&p, &opts(50_000, 64 * GIB, 9));
@@ -319,6 +372,14 @@ fn invalid_inputs_are_rejected() {
             log_share: f64::NAN,
             ..base
         },
+        Profile {
+            hot_drift: 1.5,
+            ..base
+        },
+        Profile {
+            hot_drift: -0.1,
+            ..base
+        },
         Profile { iops: 0.0, ..base },
     ];
     for p in &bad {
@@ -403,6 +464,7 @@ fn runs_keep_the_shares_and_their_direction() {
         overwrite_pct: 0.0,
         seq_run: 40.0,
         log_share: 0.0,
+        hot_drift: 0.0,
         iops: 1000.0,
     };
     let recs = gen(&p, &opts(400_000, 64 * GIB, 3));
@@ -437,6 +499,7 @@ fn log_runs_rewrite_the_log_in_order() {
         overwrite_pct: 0.0,
         seq_run: 100.0,
         log_share: 0.1,
+        hot_drift: 0.0,
         iops: 1000.0,
     };
     let recs = gen(&p, &opts(200_000, span, 8));

@@ -48,6 +48,11 @@
 //!    requests never start exactly where the previous one ended (redrawn),
 //!    so the measured sequential share ([`TraceStats::of_records`]) is the
 //!    configured one.
+//!
+//!    With `hot_drift > 0` the hot region slides: after each write of `n`
+//!    pages its start moves `hot_drift · n` pages on (wrapping at the span
+//!    end), and the cold rest is the span outside it. Pages written while
+//!    hot keep their last version once the region has moved past them.
 //! 7. **Time**: Poisson arrivals at `iops` (exponential inter-arrival times);
 //!    the first request is at time 0.
 //!
@@ -131,6 +136,8 @@ pub struct Synth {
     /// Span in pages.
     total_pages: u64,
     hot_pages: u64,
+    /// Where the hot region starts (pages; moves with `hot_drift`).
+    hot_base: f64,
     max_pages: u64,
     /// End (page) of the previous request.
     prev_end: Option<u64>,
@@ -234,6 +241,12 @@ impl Synth {
                 p.log_share
             ));
         }
+        if !(p.hot_drift.is_finite() && (0.0..=1.0).contains(&p.hot_drift)) {
+            return Err(format!(
+                "profile {n}: hot_drift = {} is not in [0, 1]",
+                p.hot_drift
+            ));
+        }
         if !(p.iops.is_finite() && p.iops > 0.0) {
             return Err(format!("profile {n}: iops = {} must be > 0", p.iops));
         }
@@ -270,6 +283,7 @@ impl Synth {
             index: 0,
             total_pages,
             hot_pages,
+            hot_base: 0.0,
             max_pages: total_pages.min(u32::MAX as u64 / PAGE_BYTES),
             prev_end: None,
             prev_write: false,
@@ -303,12 +317,22 @@ impl Synth {
 
     fn hot_cold_start(&mut self, pages: u64) -> u64 {
         let cold_pages = self.total_pages - self.hot_pages;
-        let start = if cold_pages == 0 || self.rng.gen_bool(self.p.hot_access) {
+        let from_hot_start = if cold_pages == 0 || self.rng.gen_bool(self.p.hot_access) {
             self.rng.gen_range(0..self.hot_pages)
         } else {
             self.hot_pages + self.rng.gen_range(0..cold_pages)
         };
+        // `hot_base` is below `total_pages` (see `drift`).
+        let start = (self.hot_base as u64 + from_hot_start) % self.total_pages;
         start.min(self.total_pages - pages)
+    }
+
+    /// Moves the hot region on after a write of `pages` pages.
+    fn drift(&mut self, pages: u64) {
+        if self.p.hot_drift > 0.0 {
+            let total = self.total_pages as f64;
+            self.hot_base = (self.hot_base + self.p.hot_drift * pages as f64) % total;
+        }
     }
 
     /// A random extent `(start, pages)` that does not start at `prev_end`
@@ -421,6 +445,7 @@ impl Iterator for Synth {
         self.prev_write = !read;
         if !read {
             self.remember_write((start, pages));
+            self.drift(pages);
         }
         Some(TraceRecord {
             // Within MAX_TIME_NS by the check in `new` (to 10 sigma).
