@@ -220,8 +220,20 @@ pub fn line_of_key(text: &str, dotted: &str) -> usize {
     };
     let mut current = String::new();
     let mut header_line = None;
+    // The n-th `[[name]]` block is the table `name.n` (from 1).
+    let mut arrays: std::collections::HashMap<String, usize> = Default::default();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
+        if let Some(h) = line.strip_prefix("[[") {
+            let name = h.trim_end_matches(']').trim().to_string();
+            let n = arrays.entry(name.clone()).or_default();
+            *n += 1;
+            current = format!("{name}.{n}");
+            if current == dotted || current == table {
+                header_line.get_or_insert(i + 1);
+            }
+            continue;
+        }
         if let Some(h) = line.strip_prefix('[') {
             current = h.trim_end_matches(']').trim().to_string();
             if current == dotted || current == table {

@@ -9,7 +9,8 @@ use ssdlab_sim::ssd::device::{Dir, IoCommand, SimSsd};
 use ssdlab_sim::ssd::precondition::{precondition, Pattern, Precondition};
 use ssdlab_sim::workload::script::CommandScript;
 
-/// A tiny device: 2 channels x 1 chip x 1 die x 2 planes, 24 blocks of 16 pages.
+/// A tiny device: 2 channels x 1 chip x 1 die x 2 planes, 24 blocks of 16
+/// pages. Each bit of `variant` turns a mechanism on.
 fn tiny(variant: u8, policy: &str) -> SsdConfig {
     let mut cfg = SsdConfig::load("seed004").unwrap();
     cfg.name = "tiny".into();
@@ -75,6 +76,16 @@ fn tiny(variant: u8, policy: &str) -> SsdConfig {
             chunk: 4,
             buffer_pages: 6,
         });
+    }
+    if variant & 128 != 0 {
+        // Chip clusters: the first half of the logical space on chip 0, the
+        // rest on chip 1.
+        cfg.ftl.allocation = "clusters".parse().unwrap();
+        cfg.ftl.clusters = vec![ssdlab_sim::ssd::config::ChipCluster {
+            chips: vec![0],
+            from: 0.0,
+            to: 0.5,
+        }];
     }
     cfg.validate().unwrap();
     cfg
@@ -156,7 +167,7 @@ proptest! {
 
     #[test]
     fn random_mixes_keep_invariants(
-        variant in 0u8..128,
+        variant in 0u8..=255,
         policy in prop_oneof![Just("greedy"), Just("cost-benefit"), Just("random"), Just("fifo"), Just("prioritized")],
         trigger in prop_oneof![Just("threshold"), Just("eager70"), Just("on-demand")],
         die_scheduler in prop_oneof![Just("priority"), Just("read-first")],
@@ -185,7 +196,9 @@ proptest! {
 
 #[test]
 fn heavy_overwrites_run_gc_and_keep_integrity() {
-    for variant in [0u8, 1, 2, 4, 8, 9, 16, 27, 63, 64, 66, 75, 127] {
+    for variant in [
+        0u8, 1, 2, 4, 8, 9, 16, 27, 63, 64, 66, 75, 127, 128, 137, 203, 255,
+    ] {
         let mut ssd = SimSsd::new(tiny(variant, "greedy"), 7, true);
         precondition(&mut ssd, &Precondition::full(), 7).unwrap();
         let steps: Vec<Step> = (0..3000)
@@ -215,6 +228,27 @@ fn heavy_overwrites_run_gc_and_keep_integrity() {
                 "variant {variant}: read-ahead served reads"
             );
         }
+        if variant & 128 != 0 {
+            assert_pages_stay_on_their_chips(&ssd);
+        }
         ssd.check_invariants().unwrap();
     }
+}
+
+/// With the clusters of `tiny`, every page of the first half of the
+/// logical space is on chip 0 (planes 0 and 1), every other on chip 1,
+/// whatever GC has moved.
+fn assert_pages_stay_on_their_chips(ssd: &SimSsd) {
+    let logical = ssd.layout().logical_pages;
+    let mut placed = 0;
+    for lpa in 0..logical {
+        let Some(plane) = ssd.plane_of_page(ssdlab_sim::ssd::ids::Lpn(lpa)) else {
+            continue;
+        };
+        let chip = plane.0 / 2;
+        let want = u32::from(lpa >= logical / 2);
+        assert_eq!(chip, want, "page {lpa} of {logical} on plane {}", plane.0);
+        placed += 1;
+    }
+    assert!(placed > logical / 2, "only {placed} pages on flash");
 }

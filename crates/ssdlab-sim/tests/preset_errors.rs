@@ -258,3 +258,94 @@ fn bad_sections_are_each_reported_with_their_line() {
         other => panic!("expected three problems, got {other:?}"),
     }
 }
+
+/// seed004 (4 chips) with `clusters` after its `[ftl]` allocation line.
+fn clustered(clusters: &str) -> String {
+    base().replace(
+        "allocation = \"static\"",
+        &format!("allocation = \"clusters\"\n{clusters}"),
+    )
+}
+
+#[test]
+fn chip_clusters_with_bad_values_name_their_table() {
+    // The tables go after the rest of `[ftl]`: at the file's end.
+    let with = |tables: &str| format!("{}\n{tables}", clustered(""));
+    let cases = [
+        (
+            "[[ftl.clusters]]\nchips = [0]\nfrom = 0.0\nto = 0.2\n\n[[ftl.clusters]]\nchips = [7]\nfrom = 0.5\nto = 0.6\n",
+            "ftl.clusters.2.chips",
+            "chip 7 does not exist",
+        ),
+        (
+            "[[ftl.clusters]]\nchips = [0]\nfrom = 0.0\nto = 0.2\n\n[[ftl.clusters]]\nchips = [1, 0]\nfrom = 0.5\nto = 0.6\n",
+            "ftl.clusters.2.chips",
+            "already in cluster 1",
+        ),
+        (
+            "[[ftl.clusters]]\nchips = [0]\nfrom = 0.3\nto = 0.2\n",
+            "ftl.clusters.1.from",
+            "0 <= from < to <= 1",
+        ),
+        (
+            "[[ftl.clusters]]\nchips = [0]\nfrom = 0.0\nto = 0.2\n\n[[ftl.clusters]]\nchips = [1]\nfrom = 0.1\nto = 0.3\n",
+            "ftl.clusters.2.from",
+            "share logical pages",
+        ),
+        (
+            "[[ftl.clusters]]\nchips = [0]\nfrom = 0.0\nto = 0.5\n",
+            "ftl.clusters.1.to",
+            "does not fit 1 chip",
+        ),
+        (
+            "[[ftl.clusters]]\nchips = [0, 1, 2]\nfrom = 0.0\nto = 0.6\n",
+            "ftl.clusters.1",
+            "outside every cluster",
+        ),
+        (
+            "[[ftl.clusters]]\nchips = []\nfrom = 0.0\nto = 0.1\n",
+            "ftl.clusters.1.chips",
+            "at least one chip",
+        ),
+    ];
+    for (tables, field, needle) in cases {
+        let text = with(tables);
+        let (line, got, msg) = err_of(&text);
+        assert_eq!(got, field, "{tables}: {msg}");
+        assert!(msg.contains(needle), "{tables}: {msg}");
+        // The line is in the table the field names.
+        let n: usize = field.split('.').nth(2).unwrap().parse().unwrap();
+        let header = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.trim() == "[[ftl.clusters]]")
+            .nth(n - 1)
+            .unwrap()
+            .0
+            + 1;
+        assert!(
+            line >= header && line <= header + 3,
+            "{field}: line {line}, table at {header}"
+        );
+    }
+}
+
+#[test]
+fn chip_clusters_and_their_allocation_go_together() {
+    let (_, field, msg) = err_of(&clustered(""));
+    assert_eq!(field, "ftl.allocation");
+    assert!(msg.contains("[[ftl.clusters]]"), "{msg}");
+    let text = format!(
+        "{}\n[[ftl.clusters]]\nchips = [0]\nfrom = 0.0\nto = 0.1\n",
+        base()
+    );
+    let (_, field, msg) = err_of(&text);
+    assert_eq!(field, "ftl.clusters.1");
+    assert!(msg.contains("allocation = \"clusters\""), "{msg}");
+    // Quarters on chips of their own fit.
+    let text = format!(
+        "{}\n[[ftl.clusters]]\nchips = [0]\nfrom = 0.0\nto = 0.25\n\n[[ftl.clusters]]\nchips = [3]\nfrom = 0.75\nto = 1.0\n",
+        clustered("")
+    );
+    SsdConfig::from_toml(&text, "dev.toml").unwrap();
+}

@@ -1,13 +1,13 @@
 //! `dynamic`: a flush goes to whichever die takes it first, i.e. to the least
 //! busy plane.
 
-use super::{AllocationEntry, AllocationPolicy};
-use crate::ssd::ids::{Lpn, PlaneId};
+use super::{AllocationEntry, AllocationPolicy, Target};
+use crate::ssd::ids::Lpn;
 
 pub const ENTRY: AllocationEntry = AllocationEntry {
     name: "dynamic",
     help: "each flush to the first die free to take it (least busy plane)",
-    make: |_| Box::new(Dynamic),
+    make: |_, _| Box::new(Dynamic),
 };
 
 pub struct Dynamic;
@@ -17,7 +17,7 @@ impl AllocationPolicy for Dynamic {
         "dynamic"
     }
 
-    fn home_plane(&self, _lpa: Lpn) -> Option<PlaneId> {
-        None
+    fn target(&self, _lpa: Lpn) -> Target {
+        Target::Any
     }
 }

@@ -1,14 +1,14 @@
 //! `static`: the plane is fixed by the logical page, channel first, then chip,
 //! die and plane (MQSim's CWDP static allocation).
 
-use super::{AllocationEntry, AllocationPolicy};
-use crate::ssd::ids::{Lpn, PlaneId};
+use super::{AllocationEntry, AllocationPolicy, Target};
+use crate::ssd::ids::Lpn;
 use crate::ssd::layout::Layout;
 
 pub const ENTRY: AllocationEntry = AllocationEntry {
     name: "static",
     help: "plane fixed by the logical page, channel-first striping (MQSim CWDP)",
-    make: |layout| {
+    make: |layout, _| {
         Box::new(StaticStripe {
             layout: layout.clone(),
         })
@@ -24,7 +24,7 @@ impl AllocationPolicy for StaticStripe {
         "static"
     }
 
-    fn home_plane(&self, lpa: Lpn) -> Option<PlaneId> {
-        Some(self.layout.static_plane(lpa))
+    fn target(&self, lpa: Lpn) -> Target {
+        Target::Plane(self.layout.static_plane(lpa))
     }
 }

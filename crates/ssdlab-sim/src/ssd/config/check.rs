@@ -16,6 +16,7 @@ impl SsdConfig {
         if problems.is_empty() {
             self.check_the_rest(&mut problems);
             self.check_hybrid(&mut problems);
+            self.check_clusters(&mut problems);
         }
         if problems.is_empty() {
             Ok(())

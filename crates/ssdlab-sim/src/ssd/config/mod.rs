@@ -5,6 +5,7 @@
 //! fraction; times are integer nanoseconds.
 
 mod check;
+mod check_clusters;
 pub mod choice;
 mod memory;
 
@@ -276,7 +277,7 @@ impl SlcCache {
 pub struct Ftl {
     /// Spare share of the physical space: logical = physical × (1 − op).
     pub over_provisioning: f64,
-    /// Page-allocation policy (`static`, `dynamic`).
+    /// Page-allocation policy (`static`, `dynamic`, `clusters`).
     pub allocation: AllocationChoice,
     /// Persisting the mapping table: off when absent.
     #[serde(default)]
@@ -293,6 +294,22 @@ pub struct Ftl {
     /// may hold updates for at once).
     #[serde(default = "default_log_blocks")]
     pub log_blocks: u32,
+    /// Chip clusters of the `clusters` allocation: each a range of the
+    /// logical space whose pages are written only to its chips.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clusters: Vec<ChipCluster>,
+}
+
+/// A chip cluster (`[[ftl.clusters]]`): the logical pages from `from` to
+/// `to` (shares of the logical space) live on the chips `chips` only
+/// (numbered channel by channel: chip `c` of channel `h` is `h ×
+/// chips_per_channel + c`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ChipCluster {
+    pub chips: Vec<u32>,
+    pub from: f64,
+    pub to: f64,
 }
 
 /// The FTL's mapping scheme.
@@ -317,6 +334,7 @@ impl Default for Ftl {
             erase_when_opened: false,
             mapping: Mapping::Page,
             log_blocks: default_log_blocks(),
+            clusters: Vec::new(),
         }
     }
 }

@@ -86,9 +86,21 @@ impl SimSsd {
         self.ftl.check(&|lpa| self.buffer.holds(lpa))
     }
 
-    /// The plane a page must go to under the allocation policy, if any.
-    pub fn home_plane(&self, lpa: Lpn) -> Option<PlaneId> {
-        self.allocation.home_plane(lpa)
+    /// Where a page may be written under the allocation policy.
+    pub fn allocation_target(&self, lpa: Lpn) -> crate::ssd::alloc::Target {
+        self.allocation.target(lpa)
+    }
+
+    /// The plane holding `lpa` on flash, if it is there (a newer version
+    /// may still wait in the write buffer).
+    pub fn plane_of_page(&self, lpa: Lpn) -> Option<PlaneId> {
+        self.ftl.lookup(lpa).map(|ppa| self.layout.plane_of(ppa))
+    }
+
+    /// Whether `plane` may take a page of die group `group`.
+    pub fn plane_in_group(&self, plane: PlaneId, group: u32) -> bool {
+        let die = self.layout.die_of_plane(plane).index();
+        self.allocation.die_groups().get(die) == Some(&group)
     }
 
     /// Untimed GC of one victim of `plane` (preconditioning). False when the

@@ -288,8 +288,11 @@ pub struct SimSsd {
     channel_busy: Vec<Ns>,
     allocation: Box<dyn AllocationPolicy>,
     die_scheduler: Box<dyn DieScheduler>,
-    /// Pages waiting to be flushed to their home plane.
-    plane_flushes: Vec<VecDeque<Flush>>,
+    /// Pages waiting to be flushed to their home plane, or to any plane of
+    /// their die group (chip clusters): a queue per plane or per group.
+    own_flushes: Vec<VecDeque<Flush>>,
+    /// Each plane's own queue in `own_flushes`.
+    own_queue: Vec<u32>,
     /// Pages waiting to be flushed to any plane.
     shared_flushes: VecDeque<Flush>,
     /// A `GatherDue` event is pending.
@@ -378,6 +381,8 @@ impl SimSsd {
             })
             .collect();
         let buffer = WriteBuffer::new((cfg.buffer.capacity_bytes / layout.page_size as u64) as u32);
+        let allocation = make_allocation(cfg.ftl.allocation, &layout, &cfg.ftl);
+        let own_queue = own_queues(&layout, allocation.die_groups());
         SimSsd {
             gc: make_policy(&cfg),
             trigger: make_trigger(&cfg),
@@ -385,9 +390,13 @@ impl SimSsd {
             buffer,
             dies,
             channel_busy: vec![0; layout.channels as usize],
-            allocation: make_allocation(cfg.ftl.allocation, &layout),
+            own_flushes: vec![
+                VecDeque::new();
+                own_queue.iter().max().map_or(0, |&q| q as usize + 1)
+            ],
+            own_queue,
+            allocation,
             die_scheduler: die_sched::build(cfg.controller.die_scheduler),
-            plane_flushes: vec![VecDeque::new(); layout.planes as usize],
             shared_flushes: VecDeque::new(),
             gather_armed: false,
             read_scratch: Vec::new(),
@@ -425,6 +434,18 @@ impl SimSsd {
             cfg,
         }
     }
+}
+
+/// Each plane's own flush queue: its die group's where the allocation
+/// groups dies (chip clusters), else a queue of its own.
+fn own_queues(layout: &Layout, die_groups: &[u32]) -> Vec<u32> {
+    layout
+        .all_planes()
+        .map(|p| {
+            let die = layout.die_of_plane(p).index();
+            die_groups.get(die).copied().unwrap_or(p.0)
+        })
+        .collect()
 }
 
 /// The dies channel first: the first die of every channel, then the second…

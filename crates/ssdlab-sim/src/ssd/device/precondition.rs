@@ -10,6 +10,7 @@
 
 use super::SimSsd;
 use crate::error::InputError;
+use crate::ssd::alloc::Target;
 use crate::ssd::ftl::Stream;
 use crate::ssd::ids::{Lpn, PlaneId, Ppn};
 use rand::{Rng, SeedableRng};
@@ -269,18 +270,24 @@ impl FunctionalWriter {
     pub fn write(&mut self, ssd: &mut SimSsd, lpa: Lpn, rng: &mut ChaCha8Rng) {
         let planes = ssd.layout.planes;
         let version = ssd.ftl.next_version(lpa);
-        let (plane, ppa) = match ssd.home_plane(lpa) {
-            Some(plane) => (
+        let (plane, ppa) = match ssd.allocation_target(lpa) {
+            Target::Plane(plane) => (
                 plane,
                 Self::alloc(ssd, plane, rng).expect("validated spare space"),
             ),
             // Round-robin by flash page (consecutive pages fill a flash page,
             // as a sequential stream does), skipping a plane whose space is
-            // all valid data.
-            None => (0..planes)
+            // all valid data, and one outside the page's die group.
+            target => (0..planes)
                 .find_map(|i| {
                     let plane = PlaneId((self.rr + i) % planes);
-                    Self::alloc(ssd, plane, rng).map(|ppa| (plane, ppa))
+                    let allowed = match target {
+                        Target::Group(g) => ssd.plane_in_group(plane, g),
+                        _ => true,
+                    };
+                    allowed
+                        .then(|| Self::alloc(ssd, plane, rng).map(|ppa| (plane, ppa)))
+                        .flatten()
                 })
                 .expect("validated spare space"),
         };

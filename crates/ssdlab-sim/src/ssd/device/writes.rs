@@ -3,6 +3,7 @@
 //! mapping-table write-back.
 
 use super::*;
+use crate::ssd::alloc::Target;
 
 impl SimSsd {
     /// Puts one page into the buffer (room was checked).
@@ -28,14 +29,35 @@ impl SimSsd {
 
     pub(super) fn enqueue_flush(&mut self, lpa: Lpn, now: Ns, q: &mut impl Timers<DevEvent>) {
         self.arm_gather(now, q);
-        match self.allocation.home_plane(lpa) {
-            Some(plane) => {
-                self.plane_flushes[plane.index()].push_back((PageData::Host(lpa), now));
+        match self.allocation.target(lpa) {
+            Target::Plane(plane) => {
+                let own = self.own_queue[plane.index()] as usize;
+                self.own_flushes[own].push_back((PageData::Host(lpa), now));
                 self.wake_for_write(self.layout.die_of_plane(plane), now, q);
             }
-            None => {
+            Target::Group(group) => {
+                self.own_flushes[group as usize].push_back((PageData::Host(lpa), now));
+                self.offer_group(group, now, q);
+            }
+            Target::Any => {
                 self.shared_flushes.push_back((PageData::Host(lpa), now));
                 self.offer_shared(now, q);
+            }
+        }
+    }
+
+    /// Offers a die group's queue to its dies: the idle ones start, in
+    /// channel-first order, until it is empty; a running background GC job
+    /// of the group is paced for it.
+    fn offer_group(&mut self, group: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+        let queue = group as usize;
+        for k in 0..self.channel_first.len() {
+            if self.own_flushes[queue].is_empty() {
+                return;
+            }
+            let die = self.channel_first[k];
+            if self.allocation.die_groups()[die.index()] == group {
+                self.wake_for_write(die, now, q);
             }
         }
     }
@@ -72,7 +94,7 @@ impl SimSsd {
             self.wake_for_write(d, now, q);
         }
         let waiting =
-            !self.shared_flushes.is_empty() || self.plane_flushes.iter().any(|f| !f.is_empty());
+            !self.shared_flushes.is_empty() || self.own_flushes.iter().any(|f| !f.is_empty());
         if waiting {
             self.arm_gather(now, q);
         }
@@ -152,7 +174,7 @@ impl SimSsd {
     /// Whether `plane` has a full program queued, or pages that waited
     /// `gather_ns` (always, when flushing eagerly).
     pub(super) fn plane_ready(&self, plane: PlaneId, now: Ns) -> bool {
-        let own = &self.plane_flushes[plane.index()];
+        let own = &self.own_flushes[self.own_queue[plane.index()] as usize];
         let queued = own.len() + self.shared_flushes.len();
         if queued == 0 {
             return false;
@@ -279,13 +301,15 @@ impl SimSsd {
         self.vary(nominal)
     }
 
-    /// The next page to program on `plane`: its own queue first, then the
-    /// shared one. Entries trimmed or already flushing are dropped.
+    /// The next page to program on `plane`: its own queue (the plane's, or
+    /// its die group's) first, then the shared one. Entries trimmed or
+    /// already flushing are dropped.
     pub(super) fn next_flush(&mut self, plane: PlaneId, stream: Stream) -> Option<ProgramItem> {
+        let own = self.own_queue[plane.index()] as usize;
         // Older shared entries (mapping-table pages under static allocation)
         // go before the plane's own, so neither starves.
         while self.shared_flushes.front().is_some_and(|&(_, t)| {
-            self.plane_flushes[plane.index()]
+            self.own_flushes[own]
                 .front()
                 .is_some_and(|&(_, own)| t < own)
         }) {
@@ -294,7 +318,7 @@ impl SimSsd {
                 return Some(item);
             }
         }
-        while let Some((data, _)) = self.plane_flushes[plane.index()].pop_front() {
+        while let Some((data, _)) = self.own_flushes[own].pop_front() {
             if let Some(item) = self.take_flush(data, plane, stream) {
                 return Some(item);
             }
