@@ -1,0 +1,62 @@
+//! Chip clusters on the device model (`ftl.allocation = "clusters"`): a
+//! reader whose quarter of the logical space has chips of its own no
+//! longer waits behind a writing neighbour's programs, and the neighbour,
+//! confined to two chips of eight, writes far slower
+//! (examples/clusters/README.md).
+
+use ssdlab_sim::experiment::fio_run::{self, RunSetup};
+use ssdlab_sim::experiment::report;
+use ssdlab_sim::host::HostConfig;
+use ssdlab_sim::ssd::config::SsdConfig;
+use std::path::PathBuf;
+
+fn example(file: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/clusters")
+        .join(file)
+}
+
+/// (reader p99.9 ns, writer KiB written) of the example's job, shortened.
+fn neighbours(device: SsdConfig) -> (u64, u64) {
+    let text = std::fs::read_to_string(example("neighbours.fio"))
+        .unwrap()
+        .replace("runtime=20s", "runtime=3s");
+    let jf = ssdlab_fio::parse_str(&text, "neighbours.fio", &|_| None).unwrap();
+    let setup = RunSetup {
+        device,
+        host: HostConfig::default(),
+        scheduler: "none".into(),
+        occupancy: 0.5,
+        precondition: ssdlab_sim::ssd::precondition::PreconditionMode::Auto,
+        seed: 1,
+        check: false,
+    };
+    let r = fio_run::run(&jf, &setup, None).unwrap();
+    let jobs = report::build(&r, &jf, &setup).jobs;
+    let reader = jobs.iter().find(|j| j.jobname == "reader").unwrap();
+    let writer = jobs.iter().find(|j| j.jobname == "writer").unwrap();
+    (
+        reader.read.clat.percentiles(&[99.9])[0].1,
+        writer.write.io_bytes / 1024,
+    )
+}
+
+#[test]
+fn a_reader_on_chips_of_its_own_escapes_its_neighbours_writes() {
+    let shared = neighbours(SsdConfig::load("consumer-tlc-250g").unwrap());
+    let path = example("consumer-tlc-250g-clusters.toml");
+    let clustered = neighbours(SsdConfig::load(path.to_str().unwrap()).unwrap());
+    // Sharing every chip, the reader's tail is the writer's programs; on
+    // its own chips it is a flash read.
+    assert!(shared.0 > 1_000_000, "shared: reader p99.9 {} ns", shared.0);
+    assert!(
+        clustered.0 < 200_000,
+        "clustered: reader p99.9 {} ns",
+        clustered.0
+    );
+    // Two chips of eight write at most about a quarter as fast.
+    assert!(
+        clustered.1 * 3 < shared.1,
+        "writer KiB: {clustered:?} against {shared:?}"
+    );
+}
