@@ -60,3 +60,48 @@ fn a_reader_on_chips_of_its_own_escapes_its_neighbours_writes() {
         "writer KiB: {clustered:?} against {shared:?}"
     );
 }
+
+/// seed004 (four chips) with a quarter of the logical space on chip 0 and
+/// one on chip 1; the other half on chips 2 and 3.
+fn seed004_clusters() -> SsdConfig {
+    let mut cfg = SsdConfig::load("seed004").unwrap();
+    cfg.ftl.allocation = "clusters".parse().unwrap();
+    cfg.ftl.clusters = vec![
+        ssdlab_sim::ssd::config::ChipCluster {
+            chips: vec![0],
+            from: 0.0,
+            to: 0.25,
+        },
+        ssdlab_sim::ssd::config::ChipCluster {
+            chips: vec![1],
+            from: 0.25,
+            to: 0.5,
+        },
+    ];
+    cfg.validate().unwrap();
+    cfg
+}
+
+#[test]
+fn preconditioning_spreads_each_clusters_pages_over_its_own_planes() {
+    use ssdlab_sim::ssd::device::SimSsd;
+    use ssdlab_sim::ssd::precondition::{precondition, Precondition};
+    // Random overwrites to the GC steady state: each cluster's pages must
+    // keep to its planes evenly. A round-robin shared by all clusters once
+    // sent every overwrite of a cluster to its first plane, which filled
+    // with valid data and made GC copy nearly whole blocks.
+    let moved = |cfg: SsdConfig| {
+        let mut ssd = SimSsd::new(cfg, 1, true);
+        let report = precondition(&mut ssd, &Precondition::full(), 1).unwrap();
+        ssd.check_invariants().unwrap();
+        report.gc_pages_moved
+    };
+    let clustered = moved(seed004_clusters());
+    let mut dynamic = SsdConfig::load("seed004").unwrap();
+    dynamic.ftl.allocation = "dynamic".parse().unwrap();
+    let shared = moved(dynamic);
+    assert!(
+        clustered <= 2 * shared + 1000,
+        "GC moved {clustered} pages with clusters, {shared} without"
+    );
+}

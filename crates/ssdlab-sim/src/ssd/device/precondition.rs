@@ -260,9 +260,20 @@ fn pick(pattern: &Pattern, occupied: u32, rng: &mut ChaCha8Rng) -> u32 {
 /// (background GC while a plane is below its soft threshold).
 #[derive(Default)]
 pub struct FunctionalWriter {
-    /// The round-robin plane (its number).
+    /// The round-robin over every plane.
+    any: RoundRobin,
+    /// One round-robin per die group (chip cluster): each group's pages
+    /// spread over its own planes, whatever the other groups write.
+    groups: Vec<RoundRobin>,
+}
+
+/// A round-robin over planes by flash page (consecutive pages fill a flash
+/// page, as a sequential stream does).
+#[derive(Default, Clone, Copy)]
+struct RoundRobin {
+    /// The current plane (its number).
     rr: u32,
-    /// Pages written to the current round-robin plane.
+    /// Pages written to it so far.
     on_plane: u32,
 }
 
@@ -270,17 +281,27 @@ impl FunctionalWriter {
     pub fn write(&mut self, ssd: &mut SimSsd, lpa: Lpn, rng: &mut ChaCha8Rng) {
         let planes = ssd.layout.planes;
         let version = ssd.ftl.next_version(lpa);
-        let (plane, ppa) = match ssd.allocation_target(lpa) {
+        let target = ssd.allocation_target(lpa);
+        let cursor = match target {
+            Target::Group(g) => {
+                let g = g as usize;
+                if self.groups.len() <= g {
+                    self.groups.resize(g + 1, RoundRobin::default());
+                }
+                &mut self.groups[g]
+            }
+            _ => &mut self.any,
+        };
+        let (plane, ppa) = match target {
             Target::Plane(plane) => (
                 plane,
                 Self::alloc(ssd, plane, rng).expect("validated spare space"),
             ),
-            // Round-robin by flash page (consecutive pages fill a flash page,
-            // as a sequential stream does), skipping a plane whose space is
-            // all valid data, and one outside the page's die group.
-            target => (0..planes)
+            // Round-robin, skipping a plane whose space is all valid data
+            // and one outside the page's die group.
+            _ => (0..planes)
                 .find_map(|i| {
-                    let plane = PlaneId((self.rr + i) % planes);
+                    let plane = PlaneId((cursor.rr + i) % planes);
                     let allowed = match target {
                         Target::Group(g) => ssd.plane_in_group(plane, g),
                         _ => true,
@@ -291,15 +312,15 @@ impl FunctionalWriter {
                 })
                 .expect("validated spare space"),
         };
-        self.on_plane = if plane.0 == self.rr {
-            self.on_plane + 1
+        cursor.on_plane = if plane.0 == cursor.rr {
+            cursor.on_plane + 1
         } else {
             1
         };
-        self.rr = plane.0;
-        if self.on_plane >= ssd.layout.units_per_flash_page {
-            self.on_plane = 0;
-            self.rr = (plane.0 + 1) % planes;
+        cursor.rr = plane.0;
+        if cursor.on_plane >= ssd.layout.units_per_flash_page {
+            cursor.on_plane = 0;
+            cursor.rr = (plane.0 + 1) % planes;
         }
         ssd.ftl.commit(lpa, ppa, version);
         while ssd.ftl.free_blocks(plane) < ssd.soft_gc_blocks() && ssd.collect_now(plane, rng) {}
