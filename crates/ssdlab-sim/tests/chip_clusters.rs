@@ -105,3 +105,28 @@ fn preconditioning_spreads_each_clusters_pages_over_its_own_planes() {
         "GC moved {clustered} pages with clusters, {shared} without"
     );
 }
+
+#[test]
+fn with_a_dynamic_slc_cache_no_cluster_may_be_fuller_than_the_device() {
+    // consumer-tlc-250g lends free blocks to its SLC cache beyond the
+    // device's average spare: a cluster holding 26 % of the logical space
+    // on a quarter of the chips (which have room for it) would lend the
+    // room its data needs.
+    let text = std::fs::read_to_string(example("consumer-tlc-250g-clusters.toml"))
+        .unwrap()
+        .replacen("to = 0.25", "to = 0.26", 1)
+        .replacen("from = 0.25", "from = 0.26", 1);
+    let err = SsdConfig::from_toml(&text, "clusters.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("ftl.clusters.1.to") && err.contains("fuller than the device"),
+        "{err}"
+    );
+    // Without the dynamic part the same layout fits.
+    let text = text.replace(
+        "dynamic_blocks_per_plane = 268",
+        "dynamic_blocks_per_plane = 0",
+    );
+    SsdConfig::from_toml(&text, "clusters.toml").unwrap();
+}

@@ -148,6 +148,8 @@ impl SsdConfig {
         let rest_chips = owner.iter().filter(|o| o.is_none()).count() as u64;
         let clustered: u64 = ranges.iter().map(|&(s, e)| (e - s) as u64).sum();
         let rest = logical.saturating_sub(clustered);
+        self.check_dynamic_cache(&ranges, rest, rest_chips, chips, logical, problems);
+        let mut err = |k: String, m: String| problems.push((k, m));
         if rest > rest_chips * room {
             err(
                 "ftl.clusters.1".into(),
@@ -173,5 +175,52 @@ impl SsdConfig {
         let reserve = ((self.gc.hard_threshold * native as f64).ceil() as u64).max(1);
         let per_plane = native.saturating_sub(reserve + 3) * layout.pages_per_block as u64;
         per_plane * (layout.dies_per_chip * layout.planes_per_die) as u64
+    }
+
+    /// The SLC cache's dynamic part lends a plane's free blocks beyond the
+    /// device's spare per plane; a cluster fuller than the device would lend
+    /// the room its own data needs, so with a dynamic part no cluster (nor
+    /// the rest) may hold a larger share of the logical space than of the
+    /// chips (one page per chip of rounding allowed).
+    fn check_dynamic_cache(
+        &self,
+        ranges: &[(u32, u32)],
+        rest: u64,
+        rest_chips: u64,
+        chips: u64,
+        logical: u64,
+        problems: &mut Vec<Problem>,
+    ) {
+        if self
+            .slc_cache
+            .as_ref()
+            .is_none_or(|c| c.dynamic_blocks_per_plane == 0)
+        {
+            return;
+        }
+        let fuller = |pages: u64, n: u64| pages * chips > logical * n + chips;
+        let why = "the SLC cache's dynamic part lends what the device keeps spare on average";
+        for (i, (c, &(start, end))) in self.ftl.clusters.iter().zip(ranges).enumerate() {
+            let n = c.chips.len() as u64;
+            if fuller((end - start) as u64, n) {
+                problems.push((
+                    format!("ftl.clusters.{}.to", i + 1),
+                    format!(
+                        "cluster {}: {:.1} % of the logical space on {n} of {chips} chips is fuller than the device ({why})",
+                        i + 1,
+                        100.0 * (c.to - c.from)
+                    ),
+                ));
+            }
+        }
+        if rest > 0 && fuller(rest, rest_chips) {
+            problems.push((
+                "ftl.clusters.1".into(),
+                format!(
+                    "the logical space outside every cluster ({:.1} %) on {rest_chips} of {chips} chips is fuller than the device ({why})",
+                    100.0 * rest as f64 / logical as f64
+                ),
+            ));
+        }
     }
 }
