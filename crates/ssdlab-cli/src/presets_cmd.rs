@@ -48,5 +48,10 @@ pub fn run(a: Args) -> Result<(), InputError> {
     for e in REGISTRY {
         println!("  {:<14} {}", e.name, e.help);
     }
+    println!();
+    println!("Page allocation policies (ftl.allocation):");
+    for e in ssdlab_sim::ssd::alloc::REGISTRY {
+        println!("  {:<14} {}", e.name, e.help);
+    }
     Ok(())
 }

@@ -158,6 +158,9 @@ fn presets_lists_all() {
         "cost-benefit",
         "random",
         "fifo",
+        "Page allocation policies",
+        "dynamic",
+        "clusters",
     ] {
         assert!(out.contains(name), "{name}");
     }
