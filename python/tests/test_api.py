@@ -48,6 +48,33 @@ def test_overrides_reach_the_device(small_job):
     assert rt(slow) > rt(base) + 100
 
 
+def test_chip_clusters_can_be_set_from_python(root):
+    # The reader of examples/clusters on chips of its own: its tail is a
+    # flash read, no longer a neighbour's program (docs/python.md).
+    job = (root / "examples/clusters/neighbours.fio").read_text()
+    job = job.replace("runtime=20s", "runtime=1s")
+    clusters = [
+        {"chips": [0, 1], "from": 0.0, "to": 0.25},
+        {"chips": [2, 3], "from": 0.25, "to": 0.5},
+    ]
+    p999 = lambda r: r.jobs.set_index("job").loc["reader", "clat_p999_us"]  # noqa: E731
+    shared = ssdlab.run(job, occupancy=50)
+    isolated = ssdlab.run(
+        job,
+        occupancy=50,
+        device_overrides={"ftl.allocation": "clusters", "ftl.clusters": clusters},
+    )
+    assert p999(isolated) * 5 < p999(shared)
+    with pytest.raises(ssdlab.SsdlabError, match="chip 9 does not exist"):
+        ssdlab.run(
+            job,
+            device_overrides={
+                "ftl.allocation": "clusters",
+                "ftl.clusters": [{"chips": [9], "from": 0.0, "to": 0.1}],
+            },
+        )
+
+
 def test_catalogues():
     assert {"mqsim-64g", "seed004", "consumer-tlc-250g"} <= set(ssdlab.presets())
     s = ssdlab.schedulers()
