@@ -224,7 +224,9 @@ pub fn line_of_key(text: &str, dotted: &str) -> usize {
     let mut arrays: std::collections::HashMap<String, usize> = Default::default();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
-        if let Some(h) = line.strip_prefix("[[") {
+        // A header may carry a comment: `[[name]]  # …`.
+        let header = line.split('#').next().unwrap_or("").trim();
+        if let Some(h) = header.strip_prefix("[[") {
             let name = h.trim_end_matches(']').trim().to_string();
             let n = arrays.entry(name.clone()).or_default();
             *n += 1;
@@ -234,7 +236,7 @@ pub fn line_of_key(text: &str, dotted: &str) -> usize {
             }
             continue;
         }
-        if let Some(h) = line.strip_prefix('[') {
+        if let Some(h) = header.strip_prefix('[') {
             current = h.trim_end_matches(']').trim().to_string();
             if current == dotted || current == table {
                 header_line.get_or_insert(i + 1);
@@ -249,5 +251,19 @@ pub fn line_of_key(text: &str, dotted: &str) -> usize {
             }
         }
     }
-    header_line.unwrap_or(1)
+    // An array of tables written inline (`clusters = [{…}]`) has no
+    // `[[…]]` header: its n-th table's keys are on the array's line.
+    header_line.unwrap_or_else(|| array_of(dotted).map_or(1, |array| line_of_key(text, array)))
+}
+
+/// `a.b` for a key `a.b.N…` of the N-th table of an array `a.b`.
+fn array_of(dotted: &str) -> Option<&str> {
+    let mut end = 0;
+    for part in dotted.split('.') {
+        if !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()) {
+            return (end > 0).then(|| &dotted[..end - 1]);
+        }
+        end += part.len() + 1;
+    }
+    None
 }

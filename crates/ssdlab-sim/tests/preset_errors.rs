@@ -349,3 +349,39 @@ fn chip_clusters_and_their_allocation_go_together() {
     );
     SsdConfig::from_toml(&text, "dev.toml").unwrap();
 }
+
+#[test]
+fn cluster_errors_point_at_their_line_whatever_the_form() {
+    // A header with a comment.
+    let text = format!(
+        "{}\n[[ftl.clusters]]   # the reader's chips\nchips = [0]\nfrom = 0.0\nto = 0.2\n\n[[ftl.clusters]] # the writer's\nchips = [9]\nfrom = 0.2\nto = 0.4\n",
+        clustered("")
+    );
+    let (line, field, _) = err_of(&text);
+    assert_eq!(
+        (line, field.as_str()),
+        (line_of(&text, "chips = [9]"), "ftl.clusters.2.chips")
+    );
+    // The inline form: the array's line.
+    let text = clustered(
+        "clusters = [{ chips = [0], from = 0.0, to = 0.2 }, { chips = [9], from = 0.2, to = 0.4 }]",
+    );
+    let (line, field, msg) = err_of(&text);
+    assert_eq!(field, "ftl.clusters.2.chips", "{msg}");
+    assert_eq!(line, line_of(&text, "clusters = [{"));
+    // A range too thin to hold a page.
+    let text = format!(
+        "{}\n[[ftl.clusters]]\nchips = [0]\nfrom = 0.1\nto = 0.1000000001\n",
+        clustered("")
+    );
+    // (Its chip is then missing for the rest of the space: two problems.)
+    let all = SsdConfig::from_toml(&text, "dev.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        all.contains(
+            "ftl.clusters.1.to: cluster 1: from 0.1 to 0.1000000001 covers no logical page"
+        ),
+        "{all}"
+    );
+}

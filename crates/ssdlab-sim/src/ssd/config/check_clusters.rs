@@ -132,6 +132,17 @@ impl SsdConfig {
         for (i, c) in self.ftl.clusters.iter().enumerate() {
             let (start, end) = ranges[i];
             let (pages, n) = ((end - start) as u64, c.chips.len() as u64);
+            if pages == 0 {
+                err(
+                    format!("ftl.clusters.{}.to", i + 1),
+                    format!(
+                        "cluster {}: from {} to {} covers no logical page",
+                        i + 1,
+                        c.from,
+                        c.to
+                    ),
+                );
+            }
             if pages > n * room {
                 err(
                     format!("ftl.clusters.{}.to", i + 1),
@@ -181,7 +192,7 @@ impl SsdConfig {
     /// device's spare per plane; a cluster fuller than the device would lend
     /// the room its own data needs, so with a dynamic part no cluster (nor
     /// the rest) may hold a larger share of the logical space than of the
-    /// chips (one page per chip of rounding allowed).
+    /// chips (give or take the rounding of the ranges' ends).
     fn check_dynamic_cache(
         &self,
         ranges: &[(u32, u32)],
@@ -198,11 +209,13 @@ impl SsdConfig {
         {
             return;
         }
-        let fuller = |pages: u64, n: u64| pages * chips > logical * n + chips;
+        // Each range's ends round down: a cluster may be a page over its
+        // exact share, the rest one page per cluster.
+        let fuller = |pages: u64, n: u64, slack: u64| pages * chips > logical * n + slack * chips;
         let why = "the SLC cache's dynamic part lends what the device keeps spare on average";
         for (i, (c, &(start, end))) in self.ftl.clusters.iter().zip(ranges).enumerate() {
             let n = c.chips.len() as u64;
-            if fuller((end - start) as u64, n) {
+            if fuller((end - start) as u64, n, 1) {
                 problems.push((
                     format!("ftl.clusters.{}.to", i + 1),
                     format!(
@@ -213,7 +226,7 @@ impl SsdConfig {
                 ));
             }
         }
-        if rest > 0 && fuller(rest, rest_chips) {
+        if rest > 0 && fuller(rest, rest_chips, ranges.len() as u64 + 1) {
             problems.push((
                 "ftl.clusters.1".into(),
                 format!(

@@ -74,6 +74,7 @@ impl SimSsd {
             && !self
                 .shared_flushes
                 .iter()
+                .chain(self.own_flushes.iter().flatten())
                 .any(|&(data, _)| data == PageData::MapTable)
             && self.dies.iter().all(|d| matches!(d.op, DieOp::Idle))
     }

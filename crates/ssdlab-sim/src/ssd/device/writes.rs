@@ -47,17 +47,21 @@ impl SimSsd {
     }
 
     /// Offers a die group's queue to its dies: the idle ones start, in
-    /// channel-first order, until it is empty; a running background GC job
-    /// of the group is paced for it.
+    /// channel-first order, until it is empty; then, if pages still wait,
+    /// the group's busy dies are woken for them (a fold yields, a running
+    /// background GC job is paced).
     fn offer_group(&mut self, group: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
         let queue = group as usize;
-        for k in 0..self.channel_first.len() {
-            if self.own_flushes[queue].is_empty() {
-                return;
-            }
-            let die = self.channel_first[k];
-            if self.allocation.die_groups()[die.index()] == group {
-                self.wake_for_write(die, now, q);
+        for idle_only in [true, false] {
+            for k in 0..self.channel_first.len() {
+                if self.own_flushes[queue].is_empty() {
+                    return;
+                }
+                let die = self.channel_first[k];
+                let idle = matches!(self.dies[die.index()].op, DieOp::Idle);
+                if self.allocation.die_groups()[die.index()] == group && idle == idle_only {
+                    self.wake_for_write(die, now, q);
+                }
             }
         }
     }
@@ -116,12 +120,27 @@ impl SimSsd {
         if self.map_dirty_order.len() <= limit {
             return;
         }
+        let entries = j.entries_per_page;
+        let mut groups = Vec::new();
         for _ in 0..batch {
             let oldest = self.map_dirty_order.pop_front().expect("over the limit");
             self.map_dirty.remove(&oldest);
-            self.shared_flushes.push_back((PageData::MapTable, now));
+            // A table page stays with the data it maps: with chip clusters,
+            // on that cluster's chips (its first entry's page is mapped).
+            match self.allocation.target(Lpn(oldest * entries)) {
+                Target::Group(g) => {
+                    self.own_flushes[g as usize].push_back((PageData::MapTable, now));
+                    groups.push(g);
+                }
+                _ => self.shared_flushes.push_back((PageData::MapTable, now)),
+            }
         }
         self.arm_gather(now, q);
+        groups.sort_unstable();
+        groups.dedup();
+        for g in groups {
+            self.offer_group(g, now, q);
+        }
         self.offer_shared(now, q);
     }
 
