@@ -240,15 +240,8 @@ impl SsdConfig {
             );
         }
         let spare_blocks = (g.blocks_per_plane as f64 * op) as u64;
-        let slc_blocks = self
-            .slc_cache
-            .as_ref()
-            .map_or(0, |c| c.blocks_per_plane as u64);
-        let native = g.blocks_per_plane as u64 - slc_blocks.min(g.blocks_per_plane as u64);
-        let reserve = ((gc.hard_threshold * native as f64).ceil() as u64).max(1);
-        // GC needs, besides the host reserve, two open frontiers and one block
-        // of invalid pages to make progress.
-        let needed = reserve + 3;
+        let slc_blocks = self.slc_blocks_per_plane();
+        let needed = self.gc_blocks_per_plane();
         if op_ok && spare_blocks < needed + slc_blocks {
             err(
                 "ftl.over_provisioning",
@@ -376,5 +369,21 @@ impl SsdConfig {
                 "the hybrid mapping keeps its block map in RAM: remove map_journal".into(),
             );
         }
+    }
+
+    /// Blocks of each plane that run in SLC mode for good (the static cache).
+    pub(super) fn slc_blocks_per_plane(&self) -> u64 {
+        self.slc_cache
+            .as_ref()
+            .map_or(0, |c| c.blocks_per_plane as u64)
+            .min(self.geometry.blocks_per_plane as u64)
+    }
+
+    /// Free native blocks a plane needs for GC to make progress: the host
+    /// reserve, two open frontiers and one block of invalid pages.
+    pub(super) fn gc_blocks_per_plane(&self) -> u64 {
+        let native = self.geometry.blocks_per_plane as u64 - self.slc_blocks_per_plane();
+        let reserve = ((self.gc.hard_threshold * native as f64).ceil() as u64).max(1);
+        reserve + 3
     }
 }

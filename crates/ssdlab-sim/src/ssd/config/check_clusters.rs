@@ -177,15 +177,11 @@ impl SsdConfig {
     /// The pages of data one chip can hold and still collect: its native
     /// blocks less the host reserve, two frontiers and one block per plane.
     fn pages_per_chip_for_data(&self, layout: &Layout) -> u64 {
-        let g = &self.geometry;
-        let slc = self
-            .slc_cache
-            .as_ref()
-            .map_or(0, |c| c.blocks_per_plane as u64);
-        let native = (g.blocks_per_plane as u64).saturating_sub(slc);
-        let reserve = ((self.gc.hard_threshold * native as f64).ceil() as u64).max(1);
-        let per_plane = native.saturating_sub(reserve + 3) * layout.pages_per_block as u64;
-        per_plane * (layout.dies_per_chip * layout.planes_per_die) as u64
+        let native = self.geometry.blocks_per_plane as u64 - self.slc_blocks_per_plane();
+        let blocks = native.saturating_sub(self.gc_blocks_per_plane());
+        blocks
+            * layout.pages_per_block as u64
+            * (layout.dies_per_chip * layout.planes_per_die) as u64
     }
 
     /// The SLC cache's dynamic part lends a plane's free blocks beyond the

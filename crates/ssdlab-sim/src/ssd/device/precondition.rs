@@ -282,16 +282,7 @@ impl FunctionalWriter {
         let planes = ssd.layout.planes;
         let version = ssd.ftl.next_version(lpa);
         let target = ssd.allocation_target(lpa);
-        let cursor = match target {
-            Target::Group(g) => {
-                let g = g as usize;
-                if self.groups.len() <= g {
-                    self.groups.resize(g + 1, RoundRobin::default());
-                }
-                &mut self.groups[g]
-            }
-            _ => &mut self.any,
-        };
+        let cursor = self.cursor(target);
         let (plane, ppa) = match target {
             Target::Plane(plane) => (
                 plane,
@@ -324,6 +315,19 @@ impl FunctionalWriter {
         }
         ssd.ftl.commit(lpa, ppa, version);
         while ssd.ftl.free_blocks(plane) < ssd.soft_gc_blocks() && ssd.collect_now(plane, rng) {}
+    }
+
+    /// The round-robin a page of `target` follows: its group's, or the
+    /// device-wide one.
+    fn cursor(&mut self, target: Target) -> &mut RoundRobin {
+        let Target::Group(g) = target else {
+            return &mut self.any;
+        };
+        let g = g as usize;
+        if self.groups.len() <= g {
+            self.groups.resize(g + 1, RoundRobin::default());
+        }
+        &mut self.groups[g]
     }
 
     /// A host page on `plane`, collecting first if the plane is at its reserve.
