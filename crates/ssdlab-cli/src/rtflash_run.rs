@@ -7,7 +7,7 @@ use serde::Serialize;
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::rtflash::analysis::ms;
 use ssdlab_sim::rtflash::sim::{
-    setup_from, simulate, ChipOrder, NrtOutcome, NrtPolicy, TaskOutcome,
+    setup_from, simulate, simulate_on_device, ChipOrder, NrtOutcome, NrtPolicy, TaskOutcome,
 };
 use ssdlab_sim::rtflash::{allocate, TaskSet};
 use std::path::PathBuf;
@@ -29,6 +29,13 @@ pub struct RunArgs {
     /// NRT is held in the host while RT I/O is open).
     #[arg(long, value_enum, default_value = "edf")]
     chip_order: ChipOrderArg,
+    /// The device simulated: chips (the analysis' platform: chips running
+    /// one flash operation at a time and the analysis' GC round) or ssd
+    /// (the full SSD model of the platform's preset, with the clusters as
+    /// chip clusters; with --chip-order edf its dies serve commands by
+    /// deadline, with fifo as the preset's firmware does).
+    #[arg(long, value_enum, default_value = "chips")]
+    model: ModelArg,
     /// Simulated seconds of RT releases.
     #[arg(long, default_value_t = 10.0)]
     duration: f64,
@@ -44,6 +51,13 @@ pub struct RunArgs {
 enum ChipOrderArg {
     Edf,
     Fifo,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+enum ModelArg {
+    Chips,
+    Ssd,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
@@ -68,6 +82,7 @@ struct RunOutput {
     approach: String,
     nrt_service: NrtArg,
     chip_order: ChipOrderArg,
+    model: ModelArg,
     schedulable: bool,
     reason: Option<String>,
     duration_ns: u64,
@@ -99,7 +114,11 @@ pub fn run(a: RunArgs) -> Result<(), InputError> {
         ChipOrderArg::Edf => ChipOrder::Edf,
         ChipOrderArg::Fifo => ChipOrder::Fifo,
     };
-    let report = simulate(&setup).map_err(|e| InputError::invalid(file.clone(), e.to_string()))?;
+    let report = match a.model {
+        ModelArg::Chips => simulate(&setup).map_err(|e| e.to_string()),
+        ModelArg::Ssd => ssd_model(&ts).and_then(|cfg| simulate_on_device(&setup, &cfg)),
+    }
+    .map_err(|m| InputError::invalid(file.clone(), m))?;
     let tasks = report
         .tasks
         .into_iter()
@@ -114,6 +133,7 @@ pub fn run(a: RunArgs) -> Result<(), InputError> {
         approach: alloc.approach.clone(),
         nrt_service: a.nrt,
         chip_order: a.chip_order,
+        model: a.model,
         schedulable: alloc.schedulable,
         reason: alloc.reason.clone(),
         duration_ns,
@@ -129,18 +149,32 @@ pub fn run(a: RunArgs) -> Result<(), InputError> {
     Ok(())
 }
 
+/// The SSD model of the task set's platform: its preset.
+fn ssd_model(ts: &TaskSet) -> Result<ssdlab_sim::ssd::config::SsdConfig, String> {
+    let Some(name) = &ts.platform.preset else {
+        return Err(
+            "--model ssd needs a platform given by a preset ([platform] preset = \"NAME\")".into(),
+        );
+    };
+    ssdlab_sim::preset::Preset::load(name)
+        .map(|p| p.device)
+        .map_err(|e| e.to_string())
+}
+
 fn print_text(file: &str, o: &RunOutput) {
     let service = match o.nrt_service {
         NrtArg::Tbs => "TBS",
         NrtArg::Background => "background",
     };
     println!("task set: {file}");
-    let order = match o.chip_order {
-        ChipOrderArg::Edf => "EDF",
-        ChipOrderArg::Fifo => "FIFO",
+    let order = match (o.model, o.chip_order) {
+        (ModelArg::Chips, ChipOrderArg::Edf) => "chips EDF",
+        (ModelArg::Chips, ChipOrderArg::Fifo) => "chips FIFO",
+        (ModelArg::Ssd, ChipOrderArg::Edf) => "SSD model, dies EDF",
+        (ModelArg::Ssd, ChipOrderArg::Fifo) => "SSD model, the preset's die order",
     };
     println!(
-        "approach: {}, NRT served by {service}, chips {order}, {:.1} s simulated",
+        "approach: {}, NRT served by {service}, {order}, {:.1} s simulated",
         o.approach,
         o.duration_ns as f64 / 1e9
     );

@@ -96,6 +96,7 @@ fn cmd(id: u64, op: Dir, lpa: u32) -> IoCommand {
         pages: 1,
         bytes: 4096,
         sq: 0,
+        deadline: None,
     }
 }
 

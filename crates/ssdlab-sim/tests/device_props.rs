@@ -145,6 +145,7 @@ fn drive(ssd: SimSsd, steps: &[Step]) -> (SimSsd, u64) {
             pages,
             bytes: pages * 4096,
             sq: (i % 3) as u16,
+            deadline: None,
         };
         commands.push((t, cmd));
     }

@@ -171,6 +171,7 @@ impl MixedLoad {
             pages: 1,
             bytes: cx.device().info().page_size,
             sq: 0,
+            deadline: None,
         };
         cx.submit_command(cmd).unwrap();
     }

@@ -111,6 +111,7 @@ impl LoadState<'_> {
             pages: 1,
             bytes: self.page_size,
             sq: 0,
+            deadline: None,
         };
         self.submitted_at[tag as usize] = cx.now();
         self.issued += 1;

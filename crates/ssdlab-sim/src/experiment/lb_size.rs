@@ -100,6 +100,7 @@ impl AlignedWrites {
             pages: self.pages,
             bytes: self.bytes,
             sq: 0,
+            deadline: None,
         };
         self.left -= 1;
         cx.submit_command(cmd).expect("aligned inside the device");

@@ -366,6 +366,7 @@ impl BlockLayer {
             pages: (end - first).max(1) as u32,
             bytes: rq.bytes,
             sq: t.hq as u16,
+            deadline: None,
         }
     }
 

@@ -19,6 +19,7 @@
 //! Buttazzo).
 
 mod chip;
+mod device;
 mod load;
 mod nrt;
 mod report;
@@ -37,6 +38,7 @@ use super::tbs::TotalBandwidthServer;
 use crate::engine::{EventQueue, Ns};
 pub use chip::ChipOrder;
 use chip::{ChipQueue, GcRound, Op, OpKind, Running};
+pub use device::simulate_on_device;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use space::FlashSpace;

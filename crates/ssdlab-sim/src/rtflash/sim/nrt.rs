@@ -3,8 +3,9 @@
 //! each cluster's Total Bandwidth Server deadline.
 
 use super::load;
-use super::{Owner, Sim};
+use super::{Owner, Sim, SimCluster};
 use crate::engine::Ns;
+use crate::rtflash::platform::Platform;
 use rand::Rng;
 
 impl Sim<'_> {
@@ -59,16 +60,20 @@ impl Sim<'_> {
     /// The TBS deadline of an NRT part of `pages` pages on cluster `k`
     /// (None: background service).
     fn server_deadline(&mut self, k: usize, pages: u64, is_write: bool, now: Ns) -> Option<Ns> {
-        let c = &self.s.clusters[k];
-        let server = self.servers[k].as_mut()?;
-        let p = &self.s.platform;
-        let per_chip = pages.div_ceil(c.chips.len() as u64);
-        let demand = if is_write {
-            let rounds = per_chip.div_ceil(c.freed_pages_per_round.max(1));
-            per_chip * p.page_write_ns() + rounds * c.gc_round_ns
-        } else {
-            per_chip * p.page_read_ns()
-        };
-        server.assign(now, demand)
+        let demand = nrt_part_demand(&self.s.platform, &self.s.clusters[k], pages, is_write);
+        self.servers[k].as_mut()?.assign(now, demand)
+    }
+}
+
+/// The per-chip demand of an NRT part of `pages` pages on cluster `c`, as
+/// its server charges it: the pages of its most loaded chip, and for
+/// writes the worst-case GC rounds they need.
+pub(super) fn nrt_part_demand(p: &Platform, c: &SimCluster, pages: u64, is_write: bool) -> Ns {
+    let per_chip = pages.div_ceil(c.chips.len() as u64);
+    if is_write {
+        let rounds = per_chip.div_ceil(c.freed_pages_per_round.max(1));
+        per_chip * p.page_write_ns() + rounds * c.gc_round_ns
+    } else {
+        per_chip * p.page_read_ns()
     }
 }

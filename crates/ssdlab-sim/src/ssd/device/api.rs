@@ -75,7 +75,7 @@ impl SimSsd {
                 .shared_flushes
                 .iter()
                 .chain(self.own_flushes.iter().flatten())
-                .any(|&(data, _)| data == PageData::MapTable)
+                .any(|&(data, _, _)| data == PageData::MapTable)
             && self.dies.iter().all(|d| matches!(d.op, DieOp::Idle))
     }
 

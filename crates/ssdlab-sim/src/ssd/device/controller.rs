@@ -2,7 +2,10 @@
 //! queue depth, command slots, per-page dispatch and completions, and the
 //! device's event handler.
 
-use super::{CommandError, DevEvent, Dir, IoCommand, IoCompletion, ReadFor, ReadTx, SimSsd, Slot};
+use super::{
+    CommandError, DevEvent, Dir, IoCommand, IoCompletion, ReadFor, ReadTx, SimSsd, Slot,
+    NO_DEADLINE,
+};
 use crate::engine::{Ns, Timers};
 use crate::ssd::ids::{Lpn, SlotId};
 
@@ -94,6 +97,7 @@ impl SimSsd {
             remaining: cmd.pages,
             link_ns_per_page: link.div_ceil(cmd.pages.max(1) as u64) as u32,
             latest: 0,
+            deadline: cmd.deadline.unwrap_or(NO_DEADLINE),
         };
         match self.free_slots.pop() {
             Some(i) => {

@@ -53,11 +53,18 @@ impl SimSsd {
         // The controller's own prefetches are not host reads.
         let host_read_queued =
             reads_queued && (self.read_ahead.is_none() || self.has_host_read(die));
+        let (read_deadline, program_deadline) = if self.by_deadline {
+            (self.read_deadline(die), self.program_deadline(die))
+        } else {
+            (None, None)
+        };
         let view = DieView {
             die,
             reads_queued,
             host_read_queued,
-            host_turn: d.host_turn,
+            host_turn: self.dies[die.index()].host_turn,
+            read_deadline,
+            program_deadline,
         };
         // A static order: the device may change while it tries the kinds.
         let order = self.die_scheduler.order(&view);

@@ -31,6 +31,7 @@ use std::collections::VecDeque;
 
 mod api;
 mod controller;
+mod deadlines;
 mod dies;
 mod jobs;
 pub mod precondition;
@@ -53,6 +54,11 @@ pub struct IoCommand {
     pub bytes: u32,
     /// Submission queue (0-based; taken modulo the device's queue count).
     pub sq: u16,
+    /// The absolute time by which the command should complete, for a die
+    /// scheduler that serves work by deadline (`edf`); None for work with
+    /// no deadline, which such a scheduler serves last. Other die
+    /// schedulers ignore it.
+    pub deadline: Option<Ns>,
 }
 
 /// A command the device cannot execute.
@@ -219,8 +225,12 @@ fn host_pages(items: &[ProgramItem]) -> impl Iterator<Item = Lpn> + '_ {
     })
 }
 
-/// A page waiting to be flushed and when it was queued.
-type Flush = (PageData, Ns);
+/// A page waiting to be flushed: what, when it was queued, and the
+/// deadline of the command that wrote it (`NO_DEADLINE`: none).
+type Flush = (PageData, Ns, Ns);
+
+/// The deadline of work that has none: later than any real one.
+const NO_DEADLINE: Ns = Ns::MAX;
 
 /// The reads of one array operation and the (plane, flash page) pairs it
 /// senses.
@@ -274,6 +284,8 @@ struct Slot {
     /// Host-link time of each of its pages (its bytes spread evenly).
     link_ns_per_page: u32,
     latest: Ns,
+    /// The command's deadline (`NO_DEADLINE`: none).
+    deadline: Ns,
 }
 
 pub struct SimSsd {
@@ -288,6 +300,11 @@ pub struct SimSsd {
     channel_busy: Vec<Ns>,
     allocation: Box<dyn AllocationPolicy>,
     die_scheduler: Box<dyn DieScheduler>,
+    /// The die scheduler serves by deadline (`DieScheduler::by_deadline`).
+    by_deadline: bool,
+    /// Deadlines of pages rewritten while their older version was being
+    /// programmed: the page's next flush inherits it (deadline order only).
+    late_deadlines: rustc_hash::FxHashMap<u32, Ns>,
     /// Pages waiting to be flushed to their home plane, or to any plane of
     /// their die group (chip clusters): a queue per plane or per group.
     own_flushes: Vec<VecDeque<Flush>>,
@@ -397,6 +414,8 @@ impl SimSsd {
             own_queue,
             allocation,
             die_scheduler: die_sched::build(cfg.controller.die_scheduler),
+            by_deadline: die_sched::build(cfg.controller.die_scheduler).by_deadline(),
+            late_deadlines: Default::default(),
             shared_flushes: VecDeque::new(),
             gather_armed: false,
             read_scratch: Vec::new(),

@@ -10,7 +10,11 @@ impl SimSsd {
     pub(super) fn wake_for_read(&mut self, die: DieId, now: Ns, q: &mut impl Timers<DevEvent>) {
         match self.dies[die.index()].op {
             DieOp::Idle => self.try_start(die, now, q),
-            DieOp::Job(job) if self.read_preempts(&job) => self.preempt_job(die, job, now, q),
+            DieOp::Job(job)
+                if self.read_preempts(&job) || self.deadline_read_preempts(die, &job) =>
+            {
+                self.preempt_job(die, job, now, q)
+            }
             // Only the array phase (after the data transfer) can be suspended.
             DieOp::Program { end, array_ns, .. }
                 if self.cfg.timing.suspend.is_some() && end > now && now + array_ns >= end =>
@@ -44,6 +48,9 @@ impl SimSsd {
         } else {
             1
         };
+        if self.by_deadline {
+            self.earliest_read_to_front(die);
+        }
         // Buffers of finished reads are reused: no allocation per read.
         let (mut txs, mut sensed) = self.read_scratch.pop().unwrap_or_default();
         txs.clear();

@@ -19,28 +19,40 @@ impl SimSsd {
             ra.invalidate(lpa);
         }
         let version = self.ftl.next_version(lpa);
+        let deadline = self.slots[slot.index()].deadline;
         if self.buffer.insert(slot, lpa, version) {
-            self.enqueue_flush(lpa, now, q);
+            self.enqueue_flush(lpa, deadline, now, q);
+        } else {
+            self.note_rewrite_deadline(lpa, deadline);
         }
         if !self.buffer.write_through() {
             self.page_done(slot, now + self.cfg.controller.dram_ns, q);
         }
     }
 
-    pub(super) fn enqueue_flush(&mut self, lpa: Lpn, now: Ns, q: &mut impl Timers<DevEvent>) {
+    /// Queues a buffered page for programming, with the deadline of the
+    /// command that wrote it (`NO_DEADLINE`: none).
+    pub(super) fn enqueue_flush(
+        &mut self,
+        lpa: Lpn,
+        deadline: Ns,
+        now: Ns,
+        q: &mut impl Timers<DevEvent>,
+    ) {
         self.arm_gather(now, q);
+        let entry = (PageData::Host(lpa), now, deadline);
         match self.allocation.target(lpa) {
             Target::Plane(plane) => {
                 let own = self.own_queue[plane.index()] as usize;
-                self.own_flushes[own].push_back((PageData::Host(lpa), now));
+                self.own_flushes[own].push_back(entry);
                 self.wake_for_write(self.layout.die_of_plane(plane), now, q);
             }
             Target::Group(group) => {
-                self.own_flushes[group as usize].push_back((PageData::Host(lpa), now));
+                self.own_flushes[group as usize].push_back(entry);
                 self.offer_group(group, now, q);
             }
             Target::Any => {
-                self.shared_flushes.push_back((PageData::Host(lpa), now));
+                self.shared_flushes.push_back(entry);
                 self.offer_shared(now, q);
             }
         }
@@ -129,10 +141,12 @@ impl SimSsd {
             // on that cluster's chips (its first entry's page is mapped).
             match self.allocation.target(Lpn(oldest * entries)) {
                 Target::Group(g) => {
-                    self.own_flushes[g as usize].push_back((PageData::MapTable, now));
+                    self.own_flushes[g as usize].push_back((PageData::MapTable, now, NO_DEADLINE));
                     groups.push(g);
                 }
-                _ => self.shared_flushes.push_back((PageData::MapTable, now)),
+                _ => self
+                    .shared_flushes
+                    .push_back((PageData::MapTable, now, NO_DEADLINE)),
             }
         }
         self.arm_gather(now, q);
@@ -148,6 +162,9 @@ impl SimSsd {
         match self.dies[die.index()].op {
             DieOp::Idle => self.try_start(die, now, q),
             DieOp::Job(job) if job.kind == JobKind::Fold && self.program_ready(die, now) => {
+                self.preempt_job(die, job, now, q)
+            }
+            DieOp::Job(job) if self.deadline_program_preempts(die, &job) => {
                 self.preempt_job(die, job, now, q)
             }
             DieOp::Job(job) if job.kind == JobKind::Gc && job.quota.is_none() => {
@@ -205,7 +222,7 @@ impl SimSsd {
         let oldest = [own.front(), self.shared_flushes.front()]
             .into_iter()
             .flatten()
-            .map(|&(_, t)| t)
+            .map(|&(_, t, _)| t)
             .min()
             .unwrap_or(now);
         oldest + gather <= now
@@ -324,25 +341,28 @@ impl SimSsd {
     /// its die group's) first, then the shared one. Entries trimmed or
     /// already flushing are dropped.
     pub(super) fn next_flush(&mut self, plane: PlaneId, stream: Stream) -> Option<ProgramItem> {
+        if self.by_deadline {
+            return self.next_flush_by_deadline(plane, stream);
+        }
         let own = self.own_queue[plane.index()] as usize;
         // Older shared entries (mapping-table pages under static allocation)
         // go before the plane's own, so neither starves.
-        while self.shared_flushes.front().is_some_and(|&(_, t)| {
+        while self.shared_flushes.front().is_some_and(|&(_, t, _)| {
             self.own_flushes[own]
                 .front()
-                .is_some_and(|&(_, own)| t < own)
+                .is_some_and(|&(_, own, _)| t < own)
         }) {
-            let (data, _) = self.shared_flushes.pop_front().expect("checked");
+            let (data, _, _) = self.shared_flushes.pop_front().expect("checked");
             if let Some(item) = self.take_flush(data, plane, stream) {
                 return Some(item);
             }
         }
-        while let Some((data, _)) = self.own_flushes[own].pop_front() {
+        while let Some((data, _, _)) = self.own_flushes[own].pop_front() {
             if let Some(item) = self.take_flush(data, plane, stream) {
                 return Some(item);
             }
         }
-        while let Some((data, _)) = self.shared_flushes.pop_front() {
+        while let Some((data, _, _)) = self.shared_flushes.pop_front() {
             if let Some(item) = self.take_flush(data, plane, stream) {
                 return Some(item);
             }
@@ -447,7 +467,8 @@ impl SimSsd {
             self.note_map_update(lpa, now, q);
         }
         if c.flush_again {
-            self.enqueue_flush(lpa, now, q);
+            let deadline = self.take_late_deadline(lpa);
+            self.enqueue_flush(lpa, deadline, now, q);
         }
         self.admit_waiting(now, q);
     }

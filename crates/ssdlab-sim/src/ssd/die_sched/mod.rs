@@ -9,6 +9,7 @@
 
 use super::config::choice::{Choice, Entry, Registry};
 
+mod edf;
 mod priority;
 mod read_first;
 
@@ -41,6 +42,11 @@ pub struct DieView {
     pub host_read_queued: bool,
     /// A paced GC job paused so that a host program may go.
     pub host_turn: bool,
+    /// The earliest deadline of the host reads queued at the die, and of
+    /// the pages the die may program (None: no such work has a deadline).
+    /// Filled in only for a scheduler that serves by deadline.
+    pub read_deadline: Option<crate::engine::Ns>,
+    pub program_deadline: Option<crate::engine::Ns>,
 }
 
 pub trait DieScheduler: Send {
@@ -48,6 +54,14 @@ pub trait DieScheduler: Send {
 
     /// The work kinds to try, in order. A kind left out is not started.
     fn order(&mut self, view: &DieView) -> &'static [DieWork];
+
+    /// Whether the scheduler serves by deadline: then the device fills in
+    /// the view's deadlines, takes the earliest-deadline read and page
+    /// first within their kinds, and lets work with a deadline stop a
+    /// GC job between two page copies.
+    fn by_deadline(&self) -> bool {
+        false
+    }
 }
 
 /// A die scheduler's registry entry.
@@ -58,6 +72,11 @@ pub const DIE_SCHEDULERS: &[DieSchedulerEntry] = &[
         name: "priority",
         help: "critical GC > host reads > paced host program > background GC > host programs > prefetches > SLC folding (default)",
         make: priority::build,
+    },
+    Entry {
+        name: "edf",
+        help: "earliest command deadline first (reads, programs and the GC a program waits for); work without a deadline in the priority order after",
+        make: edf::build,
     },
     Entry {
         name: "read-first",
@@ -88,19 +107,39 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_registered_die_scheduler_builds_under_its_name_and_starts_critical_gc_first() {
-        let view = DieView {
+    fn every_registered_die_scheduler_builds_under_its_name_and_puts_critical_gc_before_writing_work(
+    ) {
+        let views = [
+            (None, None),
+            (Some(1), None),
+            (None, Some(1)),
+            (Some(2), Some(1)),
+        ]
+        .map(|(read_deadline, program_deadline)| DieView {
             die: crate::ssd::ids::DieId(0),
             reads_queued: true,
             host_read_queued: true,
             host_turn: true,
-        };
+            read_deadline,
+            program_deadline,
+        });
         for Entry { name, .. } in DIE_SCHEDULERS {
             let mut s = build(name.parse().unwrap());
             assert_eq!(s.name(), *name);
-            // Critical GC keeps the host reserve: without it the die can
-            // deadlock with no free block, whatever the policy.
-            assert_eq!(s.order(&view).first(), Some(&DieWork::CriticalGc), "{name}");
+            // Critical GC keeps the host reserve: work that takes free
+            // pages before it could leave the die with no free block,
+            // whatever the policy. (A read takes none.)
+            for view in &views {
+                let order = s.order(view);
+                let gc = order.iter().position(|&w| w == DieWork::CriticalGc);
+                let writes = order.iter().position(|&w| {
+                    !matches!(
+                        w,
+                        DieWork::CriticalGc | DieWork::HostRead | DieWork::Prefetch
+                    )
+                });
+                assert!(gc.is_some() && gc < writes, "{name}: {order:?}");
+            }
         }
         let unknown = DieSchedulerChoice::parse("nope").unwrap_err();
         assert!(unknown.contains("priority"), "{unknown}");

@@ -58,6 +58,7 @@ fn cmd(id: u64, op: Dir, lpa: u32, pages: u32) -> IoCommand {
         pages,
         bytes: pages * 4096,
         sq: 0,
+        deadline: None,
     }
 }
 

@@ -1,0 +1,287 @@
+//! The real-time simulation on the full SSD model: the task set's clusters
+//! become chip clusters of the platform's preset (`ftl.allocation =
+//! "clusters"`), and the device serves every command by its deadline (the
+//! `edf` die scheduler) or as the preset's own firmware does (an ordinary
+//! SSD). Where `rtflash run`'s chip model runs the analysis' own GC round,
+//! here the device's FTL, GC triggers, multi-plane operations and channels
+//! decide what a job costs, so the analysis' bounds are checked against a
+//! device they were not written for.
+//!
+//! Layout: cluster `k` owns the share `n_k / dies` of the logical space, in
+//! the order the allocation lists the clusters. Its tasks' footprints come
+//! first in that range, then its part of the NRT region: NRT page `x` lives
+//! on chip `x mod m` (striped over all chips, as the analysis assumes) and
+//! so in that chip's cluster, where the cluster's NRT pages are numbered
+//! row by row (`x div m`), so that a run of NRT pages is one contiguous run
+//! in every cluster it touches.
+
+mod workload;
+
+use super::{ChipOrder, SimReport, SimSetup};
+use crate::kernel::Simulation;
+use crate::ssd::alloc::cluster_ranges;
+use crate::ssd::config::{ChipCluster, SsdConfig};
+use crate::ssd::device::precondition::FunctionalWriter;
+use crate::ssd::device::SimSsd;
+use crate::ssd::ids::Lpn;
+use crate::ssd::layout::Layout;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Where the task set's data lives in the device's logical space.
+#[derive(Debug, Clone)]
+struct Placement {
+    /// First logical page of each task's footprint.
+    task_base: Vec<u32>,
+    /// Each cluster's first NRT page, its chips (sorted) and its NRT rows.
+    nrt_base: Vec<u32>,
+    /// The cluster and the rank inside it of each platform chip.
+    chip_cluster: Vec<(usize, u32)>,
+    /// Each cluster's chip count.
+    cluster_chips: Vec<u32>,
+    /// The pages each cluster holds data in: `[start, end)` runs.
+    used: Vec<Vec<(u32, u32)>>,
+}
+
+impl Placement {
+    /// The device page of NRT page `x`, and its cluster.
+    fn nrt_page(&self, x: u64, chips: u64) -> (usize, u32) {
+        let (k, rank) = self.chip_cluster[(x % chips) as usize];
+        let local = (x / chips) * u64::from(self.cluster_chips[k]) + u64::from(rank);
+        (k, self.nrt_base[k] + local as u32)
+    }
+}
+
+/// Simulates `setup` on the SSD model of `preset` (the platform's preset).
+/// An error says why the task set cannot run there.
+pub fn simulate_on_device(setup: &SimSetup, preset: &SsdConfig) -> Result<SimReport, String> {
+    let (cfg, placement) = device_for(setup, preset)?;
+    let mut ssd = SimSsd::new(cfg, setup.seed, false);
+    precondition(&mut ssd, &placement, setup.seed);
+    let before = ssd.stats().ftl;
+    let mut sim = Simulation::new(ssd, None, setup.seed);
+    let mut load = workload::RtOnSsd::new(setup, &placement);
+    sim.run(&mut load, None);
+    if let Some(e) = load.error.take() {
+        return Err(e);
+    }
+    let after = sim.device().stats().ftl;
+    let mut report = load.finish();
+    report.gc_rounds = after.gc_invocations - before.gc_invocations;
+    report.gc_copied_pages = after.gc_pages_moved - before.gc_pages_moved;
+    Ok(report)
+}
+
+/// The preset made the task set's device: write-through (a write is done
+/// when programmed, as the analysis counts it), chip clusters for the
+/// allocation, and the die scheduler the chip order asks for.
+fn device_for(setup: &SimSetup, preset: &SsdConfig) -> Result<(SsdConfig, Placement), String> {
+    let mut cfg = preset.clone();
+    let g = &cfg.geometry;
+    let dies = g.channels * g.chips_per_channel * g.dies_per_chip;
+    let m = setup.platform.chips;
+    if g.dies_per_chip != 1 {
+        return Err(format!(
+            "preset '{}' has {} dies per chip: chip clusters isolate whole chips, so the SSD model needs one die per chip",
+            cfg.name, g.dies_per_chip
+        ));
+    }
+    if m > dies || m == 0 {
+        return Err(format!(
+            "{m} chips asked for, but preset '{}' has {dies} dies",
+            cfg.name
+        ));
+    }
+    let mut chip_cluster = vec![None; m as usize];
+    for (k, c) in setup.clusters.iter().enumerate() {
+        let mut chips = c.chips.clone();
+        chips.sort_unstable();
+        for (rank, &chip) in (0..).zip(&chips) {
+            chip_cluster[chip as usize] = Some((k, rank));
+        }
+    }
+    let chip_cluster: Vec<(usize, u32)> = chip_cluster
+        .into_iter()
+        .enumerate()
+        .map(|(chip, c)| c.ok_or(format!("chip {chip} is in no cluster")))
+        .collect::<Result<_, _>>()?;
+    cfg.ftl.clusters = cluster_tables(setup, &cfg)?;
+    cfg.ftl.allocation = "clusters".parse().expect("registered");
+    cfg.buffer.capacity_bytes = 0;
+    if setup.order == ChipOrder::Edf {
+        cfg.controller.die_scheduler = "edf".parse().expect("registered");
+    }
+    if let Err(problems) = cfg.validate() {
+        let (key, why) = &problems[0];
+        return Err(format!(
+            "preset '{}' with the task set's clusters: {key}: {why}",
+            cfg.name
+        ));
+    }
+    let placement = place(setup, &cfg, chip_cluster)?;
+    Ok((cfg, placement))
+}
+
+/// The logical pages each cluster holds data in: its tasks' footprints and
+/// its share of the NRT region.
+fn needs(setup: &SimSetup) -> Vec<u64> {
+    let m = u64::from(setup.platform.chips);
+    let nrt_pages = setup.nrt.as_ref().map_or(0, |n| n.footprint_pages);
+    let mut need: Vec<u64> = setup
+        .clusters
+        .iter()
+        .map(|c| (nrt_pages.div_ceil(m) * c.chips.len() as u64).min(nrt_pages))
+        .collect();
+    for t in &setup.tasks {
+        need[t.cluster] += t.footprint_pages;
+    }
+    need
+}
+
+/// One `[[ftl.clusters]]` table per cluster, their ranges covering the
+/// logical space in the allocation's order: each cluster's range holds
+/// what it needs, and the pages no task uses are shared out in proportion
+/// to the room each cluster's chips have left, so that a cluster as full as
+/// the analysis allows (full isolation's 94 % chip) still fits its chips.
+fn cluster_tables(setup: &SimSetup, cfg: &SsdConfig) -> Result<Vec<ChipCluster>, String> {
+    let layout = Layout::new(cfg);
+    let logical = u64::from(layout.logical_pages);
+    let per_chip = cfg.pages_per_chip_for_data(&layout);
+    let need = needs(setup);
+    let room: Vec<u64> = setup
+        .clusters
+        .iter()
+        .zip(&need)
+        .enumerate()
+        .map(|(k, (c, &need))| {
+            let holds = per_chip * c.chips.len() as u64;
+            holds.checked_sub(need).ok_or(format!(
+                "cluster {k} (chips {:?}) needs {need} pages for its tasks and its NRT share, \
+                 but its chips hold {holds} besides GC's room on preset '{}'",
+                c.chips, cfg.name
+            ))
+        })
+        .collect::<Result<_, _>>()?;
+    let slack = logical.checked_sub(need.iter().sum()).ok_or(format!(
+        "the task set needs {} logical pages; preset '{}' has {logical}",
+        need.iter().sum::<u64>(),
+        cfg.name
+    ))?;
+    let total_room: u64 = room.iter().sum::<u64>().max(1);
+    let mut start = 0u64;
+    let mut tables = Vec::with_capacity(need.len());
+    for (k, c) in setup.clusters.iter().enumerate() {
+        let last = k + 1 == need.len();
+        let end = if last {
+            logical
+        } else {
+            start + need[k] + (slack as u128 * room[k] as u128 / total_room as u128) as u64
+        };
+        // Shares that round back to the exact boundaries.
+        let share = |page: u64| (page as f64 + 0.5) / logical as f64;
+        tables.push(ChipCluster {
+            chips: c.chips.clone(),
+            from: if k == 0 { 0.0 } else { share(start) },
+            to: if last { 1.0 } else { share(end) },
+        });
+        start = end;
+    }
+    Ok(tables)
+}
+
+/// Lays the tasks and the NRT region out in their clusters' ranges.
+fn place(
+    setup: &SimSetup,
+    cfg: &SsdConfig,
+    chip_cluster: Vec<(usize, u32)>,
+) -> Result<Placement, String> {
+    let ranges = cluster_ranges(Layout::new(cfg).logical_pages, &cfg.ftl);
+    let m = u64::from(setup.platform.chips);
+    let nrt_pages = setup.nrt.as_ref().map_or(0, |n| n.footprint_pages);
+    let mut next: Vec<u64> = ranges.iter().map(|&(start, _)| u64::from(start)).collect();
+    let mut task_base = Vec::with_capacity(setup.tasks.len());
+    for t in &setup.tasks {
+        task_base.push(next[t.cluster] as u32);
+        next[t.cluster] += t.footprint_pages;
+    }
+    let cluster_chips: Vec<u32> = setup
+        .clusters
+        .iter()
+        .map(|c| c.chips.len() as u32)
+        .collect();
+    let mut used = Vec::with_capacity(ranges.len());
+    let mut nrt_base = Vec::with_capacity(ranges.len());
+    for (k, &(start, end)) in ranges.iter().enumerate() {
+        let nrt_here = nrt_pages.div_ceil(m) * u64::from(cluster_chips[k]);
+        let need = next[k] + nrt_here.min(nrt_pages);
+        if need > u64::from(end) {
+            return Err(format!(
+                "cluster {k} (chips {:?}) needs {} logical pages for its tasks and its NRT share, but its chips hold {} on preset '{}'",
+                setup.clusters[k].chips,
+                need - u64::from(start),
+                end - start,
+                cfg.name
+            ));
+        }
+        nrt_base.push(next[k] as u32);
+        used.push(vec![(start, next[k] as u32)]);
+    }
+    let mut placement = Placement {
+        task_base,
+        nrt_base,
+        chip_cluster,
+        cluster_chips,
+        used,
+    };
+    // The NRT pages actually used (a partial last row leaves gaps).
+    let mut nrt_end = placement.nrt_base.clone();
+    for x in 0..nrt_pages {
+        let (k, lpa) = placement.nrt_page(x, m);
+        nrt_end[k] = nrt_end[k].max(lpa + 1);
+    }
+    for (k, end) in nrt_end.into_iter().enumerate() {
+        placement.used[k].push((placement.nrt_base[k], end));
+    }
+    Ok(placement)
+}
+
+/// Every page written once, cluster by cluster; then random overwrites of
+/// each cluster's pages until every plane of its chips is down to its GC
+/// threshold, and as many again as its chips have physical pages: each
+/// cluster starts in a GC steady state, whatever its fill (the chip model
+/// does the same per chip).
+fn precondition(ssd: &mut SimSsd, placement: &Placement, seed: u64) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_0fa9);
+    let mut w = FunctionalWriter::default();
+    let layout = ssd.layout().clone();
+    let die_pages = u64::from(layout.planes_per_die)
+        * u64::from(layout.blocks_per_plane)
+        * u64::from(layout.pages_per_block);
+    for (k, runs) in placement.used.iter().enumerate() {
+        let pages: Vec<u32> = runs.iter().flat_map(|&(a, b)| a..b).collect();
+        if pages.is_empty() {
+            continue;
+        }
+        for &lpa in &pages {
+            w.write(ssd, Lpn(lpa), &mut rng);
+        }
+        let planes: Vec<_> = layout
+            .all_planes()
+            .filter(|&p| ssd.plane_in_group(p, k as u32))
+            .collect();
+        let mut overwrite = |ssd: &mut SimSsd| {
+            let lpa = pages[rng.gen_range(0..pages.len())];
+            w.write(ssd, Lpn(lpa), &mut rng);
+        };
+        let soft = ssd.soft_gc_blocks();
+        let cap = 4 * die_pages * u64::from(placement.cluster_chips[k]);
+        let mut written = 0;
+        while written < cap && planes.iter().any(|&p| ssd.free_blocks(p) > soft) {
+            overwrite(ssd);
+            written += 1;
+        }
+        for _ in 0..die_pages * u64::from(placement.cluster_chips[k]) {
+            overwrite(ssd);
+        }
+    }
+}
