@@ -296,3 +296,96 @@ footprint = 1_000
     assert_eq!(fifo["read_misses"], fifo["jobs"], "{fifo}");
     assert!(fifo["max_response_ns"].as_u64() > edf["max_response_ns"].as_u64());
 }
+
+/// An urgent writer released just after a bulk writer's 256 pages, on the
+/// SSD model of seed004: with `edf` dies its pages go before the bulk
+/// pages still queued; with the preset's own die order (programs in
+/// arrival order) they wait behind them and every job misses.
+#[test]
+fn on_the_ssd_model_edf_dies_put_an_urgent_write_before_queued_bulk_pages() {
+    let file = temp_file(
+        "urgent-write.toml",
+        r#"[platform]
+preset = "seed004"
+
+[[rt_task]]
+name = "bulk"
+period = "100ms"
+deadline = "100ms"
+read_pages = 0
+write_pages = 256
+footprint = 10_000
+
+[[rt_task]]
+name = "urgent"
+period = "100ms"
+deadline = "2ms"
+offset = "100us"
+read_pages = 0
+write_pages = 4
+footprint = 1_000
+"#,
+    );
+    let file = file.display().to_string();
+    let urgent = |order: &str| {
+        let r = run_json(&[
+            &file,
+            "--approach",
+            "global",
+            "--model",
+            "ssd",
+            "--chip-order",
+            order,
+            "--duration",
+            "1",
+        ]);
+        assert_eq!(r["model"], "ssd");
+        r["tasks"][1].clone()
+    };
+    let edf = urgent("edf");
+    let ordinary = urgent("fifo");
+    assert_eq!(edf["jobs"], 10, "{edf}");
+    assert_eq!(edf["write_misses"], 0, "{edf}");
+    assert_eq!(ordinary["write_misses"], ordinary["jobs"], "{ordinary}");
+    assert!(
+        edf["max_response_ns"].as_u64().unwrap() < 1_000_000,
+        "{edf}"
+    );
+}
+
+#[test]
+fn the_case_study_runs_on_the_ssd_model_without_a_miss_under_clustering_and_repeats() {
+    let file = case_study();
+    let args = [file.as_str(), "--model", "ssd", "--duration", "3"];
+    let r = run_json(&args);
+    assert_eq!(r["schedulable"], true);
+    for t in r["tasks"].as_array().unwrap() {
+        assert_eq!(t["read_misses"], 0, "{t}");
+        assert_eq!(t["write_misses"], 0, "{t}");
+        assert!(t["jobs"].as_u64().unwrap() >= 25, "{t}");
+    }
+    assert!(r["nrt"]["mb_per_s"].as_f64().unwrap() > 0.0);
+    assert!(r["gc_copied_pages"].as_u64().unwrap() > 0, "{r}");
+    assert_eq!(r, run_json(&args));
+}
+
+#[test]
+fn the_ssd_model_needs_a_platform_given_by_a_preset() {
+    let file = temp_file(
+        "no-preset.toml",
+        r#"[platform]
+chips = 4
+
+[[rt_task]]
+name = "a"
+period = "100ms"
+read_pages = 1
+write_pages = 1
+footprint = 100
+"#,
+    );
+    let file = file.display().to_string();
+    let (code, _, err) = ssdlab(&["rtflash", "run", &file, "--model", "ssd"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("preset"), "{err}");
+}

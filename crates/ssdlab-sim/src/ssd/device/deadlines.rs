@@ -77,7 +77,9 @@ impl SimSsd {
                 earliest(&self.shared_flushes),
             ) {
                 (None, None) => return None,
-                (Some(a), Some(b)) if b < a => self.shared_flushes.remove(b.2),
+                // On a tie the plane's own page goes first, as in
+                // arrival order (`next_flush`).
+                (Some(a), Some(b)) if (b.0, b.1) < (a.0, a.1) => self.shared_flushes.remove(b.2),
                 (Some(a), _) => self.own_flushes[own].remove(a.2),
                 (None, Some(b)) => self.shared_flushes.remove(b.2),
             }

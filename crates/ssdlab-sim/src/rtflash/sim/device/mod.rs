@@ -15,6 +15,8 @@
 //! row by row (`x div m`), so that a run of NRT pages is one contiguous run
 //! in every cluster it touches.
 
+#[cfg(test)]
+mod tests;
 mod workload;
 
 use super::{ChipOrder, SimReport, SimSetup};
@@ -55,6 +57,11 @@ impl Placement {
 /// Simulates `setup` on the SSD model of `preset` (the platform's preset).
 /// An error says why the task set cannot run there.
 pub fn simulate_on_device(setup: &SimSetup, preset: &SsdConfig) -> Result<SimReport, String> {
+    run(setup, preset).map(|(report, _, _)| report)
+}
+
+/// The run, with the device it ended on and where the data was laid out.
+fn run(setup: &SimSetup, preset: &SsdConfig) -> Result<(SimReport, SimSsd, Placement), String> {
     let (cfg, placement) = device_for(setup, preset)?;
     let mut ssd = SimSsd::new(cfg, setup.seed, false);
     precondition(&mut ssd, &placement, setup.seed);
@@ -65,11 +72,12 @@ pub fn simulate_on_device(setup: &SimSetup, preset: &SsdConfig) -> Result<SimRep
     if let Some(e) = load.error.take() {
         return Err(e);
     }
-    let after = sim.device().stats().ftl;
+    let ssd = sim.into_parts().0;
+    let after = ssd.stats().ftl;
     let mut report = load.finish();
     report.gc_rounds = after.gc_invocations - before.gc_invocations;
     report.gc_copied_pages = after.gc_pages_moved - before.gc_pages_moved;
-    Ok(report)
+    Ok((report, ssd, placement))
 }
 
 /// The preset made the task set's device: write-through (a write is done
