@@ -2,12 +2,16 @@
 //! sets of `examples/rtflash/case-study.toml` (full isolation's GC blow-up)
 //! and `interference.toml` (sharing's GC interference), each simulated
 //! under the five approaches on the framework's EDF device and under the
-//! two baselines on an ordinary SSD; the first set's worst-case latencies
-//! in their parts under the three layouts.
+//! two baselines on an ordinary SSD, first on the analysis' chip model and
+//! then on the full SSD model of their preset; the first set's worst-case
+//! latencies in their parts under the three layouts.
 
 use super::{Point, Row, StudyOptions, MODEL_REVISION};
 use ssdlab_sim::error::InputError;
-use ssdlab_sim::rtflash::sim::{setup_from, simulate, ChipOrder, NrtPolicy, SimReport};
+use ssdlab_sim::preset::Preset;
+use ssdlab_sim::rtflash::sim::{
+    setup_from, simulate, simulate_on_device, ChipOrder, NrtPolicy, SimReport,
+};
 use ssdlab_sim::rtflash::{allocate, Allocation, ApproachChoice, TaskSet};
 
 /// A case-study task set, as shipped in `examples/rtflash/`.
@@ -18,21 +22,52 @@ pub struct CaseStudy {
     pub title: &'static str,
     pub file: &'static str,
     pub toml: &'static str,
+    pub model: Model,
 }
 
+/// The device a case study runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Model {
+    /// The analysis' platform: chips running one flash operation at a
+    /// time, with the analysis' GC round (`rtflash run`).
+    Chips,
+    /// The full SSD model of the task set's preset, its clusters as chip
+    /// clusters (`rtflash run --model ssd`).
+    Ssd,
+}
+
+const BLOW_UP: &str = include_str!("../../../../examples/rtflash/case-study.toml");
+const INTERFERENCE: &str = include_str!("../../../../examples/rtflash/interference.toml");
+
 /// The case studies: the first also gives the motivation figure.
-pub const CASE_STUDIES: [CaseStudy; 2] = [
+pub const CASE_STUDIES: [CaseStudy; 4] = [
     CaseStudy {
         part: "case-study",
         title: "big and small writers (full isolation's GC blow-up)",
         file: "examples/rtflash/case-study.toml",
-        toml: include_str!("../../../../examples/rtflash/case-study.toml"),
+        toml: BLOW_UP,
+        model: Model::Chips,
     },
     CaseStudy {
         part: "case-study-interference",
         title: "urgent and bulk writers (sharing's GC interference)",
         file: "examples/rtflash/interference.toml",
-        toml: include_str!("../../../../examples/rtflash/interference.toml"),
+        toml: INTERFERENCE,
+        model: Model::Chips,
+    },
+    CaseStudy {
+        part: "case-study-ssd",
+        title: "big and small writers, on the SSD model",
+        file: "examples/rtflash/case-study.toml",
+        toml: BLOW_UP,
+        model: Model::Ssd,
+    },
+    CaseStudy {
+        part: "case-study-interference-ssd",
+        title: "urgent and bulk writers, on the SSD model",
+        file: "examples/rtflash/interference.toml",
+        toml: INTERFERENCE,
+        model: Model::Ssd,
     },
 ];
 
@@ -48,8 +83,9 @@ pub struct Variant {
 
 impl Variant {
     /// Simulates `ts` for `seconds` on `alloc` (this variant's layout) with
-    /// this variant's NRT service and device. An error when the layout
-    /// leaves a task without chips or its data do not fit them.
+    /// this variant's NRT service and device, on the analysis' chip model.
+    /// An error when the layout leaves a task without chips or its data do
+    /// not fit them.
     pub fn simulate(
         &self,
         ts: &TaskSet,
@@ -57,9 +93,32 @@ impl Variant {
         seconds: u64,
         seed: u64,
     ) -> Result<SimReport, String> {
+        self.simulate_on(Model::Chips, ts, alloc, seconds, seed)
+    }
+
+    /// The same on `model`; the SSD model is the task set's preset.
+    pub fn simulate_on(
+        &self,
+        model: Model,
+        ts: &TaskSet,
+        alloc: &Allocation,
+        seconds: u64,
+        seed: u64,
+    ) -> Result<SimReport, String> {
         let mut setup = setup_from(ts, alloc, self.nrt, seconds * 1_000_000_000, seed)?;
         setup.order = self.device;
-        simulate(&setup).map_err(|e| e.to_string())
+        match model {
+            Model::Chips => simulate(&setup).map_err(|e| e.to_string()),
+            Model::Ssd => {
+                let name = ts
+                    .platform
+                    .preset
+                    .as_deref()
+                    .ok_or("the platform names no preset")?;
+                let preset = Preset::load(name).map_err(|e| e.to_string())?;
+                simulate_on_device(&setup, &preset.device)
+            }
+        }
     }
 }
 
@@ -174,7 +233,7 @@ fn case_rows(
 ) -> Result<Vec<Row>, InputError> {
     let alloc = layout(ts, v.layout);
     let report = v
-        .simulate(ts, &alloc, seconds, seed)
+        .simulate_on(case.model, ts, &alloc, seconds, seed)
         .map_err(|e| InputError::invalid(case.file, e))?;
     Ok(rows_of(case.part, v.label, &alloc, &report))
 }

@@ -4,7 +4,8 @@
 //! 1. two case studies (4 chips, 4 RT tasks, 1 NRT load) simulated under
 //!    Clustering-BFD+TBS, Global+BG, Full-Isolation+BG and the ablations
 //!    Clustering-BFD+BG and Global+TBS, and the two baselines again on an
-//!    ordinary SSD (`case_study.rs`);
+//!    ordinary SSD, on the analysis' chip model and again on the full SSD
+//!    model of their preset (`case_study.rs`);
 //! 2. the motivation figure: each case-study task's worst-case latency in
 //!    its parts under the shared, fully isolated and clustered layouts;
 //! 3. schedulability ratio against normalised demand for 4, 8 and 16 chips
@@ -19,7 +20,7 @@ mod case_study;
 mod curves;
 mod report;
 
-pub use case_study::{CaseStudy, Variant, CASE_STUDIES, VARIANTS};
+pub use case_study::{CaseStudy, Model, Variant, CASE_STUDIES, VARIANTS};
 pub use curves::{Family, FAMILIES};
 pub use report::write_report;
 

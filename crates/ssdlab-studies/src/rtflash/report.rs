@@ -2,7 +2,7 @@
 //! report.html with the case-study table, the worst-case latency
 //! breakdown, the schedulability curves and the bandwidth study.
 
-use super::case_study::{CaseStudy, CASE_STUDIES, VARIANTS};
+use super::case_study::{CaseStudy, Model, CASE_STUDIES, VARIANTS};
 use super::curves::{BANDWIDTH_DEMANDS, CHIPS, CURVE_APPROACHES, FAMILIES};
 use super::Row;
 use crate::report::bar_svg::BarChart;
@@ -70,7 +70,11 @@ pub fn write_report(rows: &[Row], preamble: &str, out: &Path) -> Result<Vec<Path
 fn case_study_md(rows: &[Row], number: usize, case: &CaseStudy, out: &mut String) {
     let part = case.part;
     let get = |a: &str, m: &str| find(rows, part, a, "", m).unwrap_or(0.0);
-    let _ = write!(out, "\n## 1.{number} Case study: {}\n\n`{}`: 4 chips, 4 RT tasks, 1 NRT load. Approaches run on the framework's device (every chip serves flash operations earliest deadline first) unless marked \"ordinary SSD\" (arrival order, foreground GC, background NRT held in the host while RT I/O is open).\n\n| approach | analysis | RT read misses | RT write misses | NRT IOPS | NRT MB/s | NRT mean response (ms) | NRT MB/s: Clustering-BFD+TBS / this |\n|---|---|---|---|---|---|---|---|\n", case.title, case.file);
+    let device = match case.model {
+        Model::Chips => "the analysis' chip model. Approaches run on the framework's device (every chip serves flash operations earliest deadline first) unless marked \"ordinary SSD\" (arrival order, foreground GC, background NRT held in the host while RT I/O is open)",
+        Model::Ssd => "the full SSD model of the task set's preset (seed004: controller, 4 dies of 4 planes, multi-plane operations, its FTL and GC thresholds; no write buffer), each cluster a chip cluster. Approaches run with dies that serve commands by deadline (the `edf` die scheduler) unless marked \"ordinary SSD\" (the preset's own die order; background NRT held in the host while RT I/O is open)",
+    };
+    let _ = write!(out, "\n## 1.{number} Case study: {}\n\n`{}`: 4 chips, 4 RT tasks, 1 NRT load, on {device}.\n\n| approach | analysis | RT read misses | RT write misses | NRT IOPS | NRT MB/s | NRT mean response (ms) | NRT MB/s: Clustering-BFD+TBS / this |\n|---|---|---|---|---|---|---|---|\n", case.title, case.file);
     let best = get(VARIANTS[0].label, "nrt_mb_s");
     for label in VARIANTS.map(|v| v.label) {
         let verdict = if get(label, "schedulable") > 0.0 {
