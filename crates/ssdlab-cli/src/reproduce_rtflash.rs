@@ -27,8 +27,8 @@ pub struct RtFlashArgs {
     /// Override: random task sets per schedulability point (1 to 100,000).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     sets: Option<u64>,
-    /// Override: simulated seconds of every case-study and bandwidth run
-    /// (1 to 3,600).
+    /// Override: simulated seconds of every case-study, bandwidth and
+    /// SSD-model check run (1 to 3,600).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=3600))]
     seconds: Option<u64>,
 }
@@ -44,6 +44,7 @@ pub fn run(a: RtFlashArgs) -> Result<(), InputError> {
     if let Some(seconds) = a.seconds {
         plan.case_seconds = seconds;
         plan.bandwidth_seconds = seconds;
+        plan.check_seconds = seconds;
     }
     let opts = StudyOptions {
         out: a.out.clone(),
@@ -58,8 +59,9 @@ pub fn run(a: RtFlashArgs) -> Result<(), InputError> {
     let preamble = format!(
         "Kim et al., \"Dynamic Chip Clustering and Task Allocation for Real-time Flash\" (DAC 2021), \
 reconstructed as docs/rt-flash.md describes. Plan: {} ({} s per case-study run; {} task sets per \
-schedulability point, demand in steps of {}·m; {} accepted sets × {} s per bandwidth point); seed {}. \
-Case studies: {} (4 chips of the `seed004` die, 4 RT tasks, a saturating NRT load).\n",
+schedulability point, demand in steps of {}·m; {} accepted sets × {} s per bandwidth point; {} accepted \
+sets × {} s per approach and demand level on the SSD model); seed {}. Case studies: {} (4 chips of the \
+`seed004` die, 4 RT tasks, a saturating NRT load), on the analysis' chip model and on seed004's SSD model.\n",
         match (a.paper, a.sets.is_some() || a.seconds.is_some()) {
             (true, false) => "paper",
             (false, false) => "quick",
@@ -71,9 +73,14 @@ Case studies: {} (4 chips of the `seed004` die, 4 RT tasks, a saturating NRT loa
         plan.demand_step,
         plan.bandwidth_sets,
         plan.bandwidth_seconds,
+        plan.check_sets,
+        plan.check_seconds,
         a.seed,
         rtflash::CASE_STUDIES
+            .iter()
+            .filter(|c| c.model == rtflash::Model::Chips)
             .map(|c| format!("`{}`", c.file))
+            .collect::<Vec<_>>()
             .join(" and "),
     );
     let files = rtflash::write_report(&rows, &preamble, &a.out)?;

@@ -26,7 +26,7 @@ impl Family {
         self.tasks.unwrap_or(chips as usize)
     }
 
-    fn params(&self, chips: u32, demand: f64) -> GenParams {
+    pub(super) fn params(&self, chips: u32, demand: f64) -> GenParams {
         let platform = Platform {
             chips,
             ..Platform::default()
@@ -85,7 +85,7 @@ pub const CURVE_APPROACHES: [(&str, &str); 3] = [
 
 /// Demand levels of the bandwidth study (4 chips, base family).
 pub const BANDWIDTH_DEMANDS: [f64; 4] = [0.1, 0.2, 0.3, 0.4];
-const BANDWIDTH_CHIPS: u32 = 4;
+pub(super) const BANDWIDTH_CHIPS: u32 = 4;
 /// Task sets drawn at most per bandwidth point while looking for accepted ones.
 const BANDWIDTH_DRAWS: usize = 1000;
 
@@ -152,7 +152,7 @@ fn ratio_rows(family: &Family, chips: u32, demand: f64, sets: usize, seed: u64) 
 
 /// The NRT load of the bandwidth study: saturating, 4–128 KiB, half reads,
 /// over 5 % of the space.
-fn bandwidth_nrt(platform: &Platform) -> NrtLoad {
+pub(super) fn bandwidth_nrt(platform: &Platform) -> NrtLoad {
     NrtLoad {
         footprint_pages: platform.usable_pages() / 20,
         arrival: NrtArrival::Saturating,

@@ -11,7 +11,9 @@
 //! 3. schedulability ratio against normalised demand for 4, 8 and 16 chips
 //!    in three task-set families (`curves.rs`);
 //! 4. the bandwidth study: accepted random sets simulated with a saturating
-//!    NRT load (`curves.rs`).
+//!    NRT load (`curves.rs`);
+//! 5. the analysis checked against the SSD model: accepted random sets
+//!    simulated on seed004's full SSD model (`ssd_check.rs`).
 //!
 //! Every point is cached under a hash of what decides it, so a repeated or
 //! interrupted run recomputes only what is missing; points run in parallel.
@@ -19,6 +21,7 @@
 mod case_study;
 mod curves;
 mod report;
+mod ssd_check;
 
 pub use case_study::{CaseStudy, Model, Variant, CASE_STUDIES, VARIANTS};
 pub use curves::{Family, FAMILIES};
@@ -46,6 +49,10 @@ pub struct Plan {
     /// Accepted sets simulated per bandwidth point, and their seconds.
     pub bandwidth_sets: usize,
     pub bandwidth_seconds: u64,
+    /// Accepted sets per approach and demand level simulated on the SSD
+    /// model (part 5), and their seconds.
+    pub check_sets: usize,
+    pub check_seconds: u64,
 }
 
 impl Plan {
@@ -56,6 +63,8 @@ impl Plan {
         demand_step: 0.1,
         bandwidth_sets: 3,
         bandwidth_seconds: 10,
+        check_sets: 8,
+        check_seconds: 3,
     };
     /// The paper's scale: 1,000 sets per point, demand in steps of 0.05·m,
     /// a minute of simulated time per run.
@@ -65,6 +74,8 @@ impl Plan {
         demand_step: 0.05,
         bandwidth_sets: 10,
         bandwidth_seconds: 60,
+        check_sets: 40,
+        check_seconds: 10,
     };
 
     /// The demand levels `U/m` of the curves.
@@ -125,6 +136,7 @@ pub fn run(
 ) -> Result<(Vec<Row>, usize), InputError> {
     let mut points = case_study::points(opts)?;
     points.extend(curves::points(opts));
+    points.extend(ssd_check::points(opts));
     let (rows, computed) = run_points(&points, &opts.out.join("cache"), opts.threads, progress)?;
     Ok((rows.into_iter().flatten().collect(), computed))
 }
