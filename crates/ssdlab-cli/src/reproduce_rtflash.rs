@@ -27,6 +27,10 @@ pub struct RtFlashArgs {
     /// Override: random task sets per schedulability point (1 to 100,000).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     sets: Option<u64>,
+    /// Override: accepted sets per approach and demand level simulated on
+    /// the SSD model in part 5 (1 to 10,000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    check_sets: Option<u64>,
     /// Override: simulated seconds of every case-study, bandwidth and
     /// SSD-model check run (1 to 3,600).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=3600))]
@@ -40,6 +44,9 @@ pub fn run(a: RtFlashArgs) -> Result<(), InputError> {
     let mut plan = if a.paper { Plan::PAPER } else { Plan::QUICK };
     if let Some(sets) = a.sets {
         plan.sets_per_point = sets as usize;
+    }
+    if let Some(sets) = a.check_sets {
+        plan.check_sets = sets as usize;
     }
     if let Some(seconds) = a.seconds {
         plan.case_seconds = seconds;
@@ -62,7 +69,10 @@ reconstructed as docs/rt-flash.md describes. Plan: {} ({} s per case-study run; 
 schedulability point, demand in steps of {}·m; {} accepted sets × {} s per bandwidth point; {} accepted \
 sets × {} s per approach and demand level on the SSD model); seed {}. Case studies: {} (4 chips of the \
 `seed004` die, 4 RT tasks, a saturating NRT load), on the analysis' chip model and on seed004's SSD model.\n",
-        match (a.paper, a.sets.is_some() || a.seconds.is_some()) {
+        match (
+            a.paper,
+            a.sets.is_some() || a.seconds.is_some() || a.check_sets.is_some(),
+        ) {
             (true, false) => "paper",
             (false, false) => "quick",
             (true, true) => "paper, with overrides",

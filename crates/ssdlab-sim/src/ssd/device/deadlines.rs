@@ -26,17 +26,23 @@ impl SimSsd {
     /// The earliest deadline of the pages `die` may program: its planes'
     /// own queues and the shared one.
     pub(super) fn program_deadline(&self, die: DieId) -> Option<Ns> {
-        let mut queues: Vec<usize> = self
-            .planes_of(die)
-            .map(|p| self.own_queue[p.index()] as usize)
-            .collect();
-        queues.dedup();
-        let own = queues.into_iter().flat_map(|k| self.own_flushes[k].iter());
-        let earliest = own
-            .chain(self.shared_flushes.iter())
-            .map(|&(_, _, deadline)| deadline)
-            .min();
-        earliest.filter(|&t| t != NO_DEADLINE)
+        let earliest = |q: &VecDeque<Flush>| {
+            q.iter()
+                .map(|&(_, _, deadline)| deadline)
+                .min()
+                .unwrap_or(NO_DEADLINE)
+        };
+        // The planes of a die group share one queue: look at it once.
+        let mut last = None;
+        let mut best = earliest(&self.shared_flushes);
+        for plane in self.planes_of(die) {
+            let own = self.own_queue[plane.index()] as usize;
+            if last != Some(own) {
+                last = Some(own);
+                best = best.min(earliest(&self.own_flushes[own]));
+            }
+        }
+        (best != NO_DEADLINE).then_some(best)
     }
 
     /// Moves the earliest-deadline read of `die` to the front of its queue

@@ -400,6 +400,7 @@ impl SimSsd {
         let buffer = WriteBuffer::new((cfg.buffer.capacity_bytes / layout.page_size as u64) as u32);
         let allocation = make_allocation(cfg.ftl.allocation, &layout, &cfg.ftl);
         let own_queue = own_queues(&layout, allocation.die_groups());
+        let die_scheduler = die_sched::build(cfg.controller.die_scheduler);
         SimSsd {
             gc: make_policy(&cfg),
             trigger: make_trigger(&cfg),
@@ -413,8 +414,8 @@ impl SimSsd {
             ],
             own_queue,
             allocation,
-            die_scheduler: die_sched::build(cfg.controller.die_scheduler),
-            by_deadline: die_sched::build(cfg.controller.die_scheduler).by_deadline(),
+            by_deadline: die_scheduler.by_deadline(),
+            die_scheduler,
             late_deadlines: Default::default(),
             shared_flushes: VecDeque::new(),
             gather_armed: false,
