@@ -134,6 +134,7 @@ impl SimSsd {
 
     // ---- events --------------------------------------------------------------
 
+    #[inline]
     pub(super) fn handle_event(&mut self, ev: DevEvent, now: Ns, q: &mut impl Timers<DevEvent>) {
         self.clock = now;
         self.ftl.set_now(now);

@@ -16,6 +16,13 @@ impl SimSsd {
         }
     }
 
+    /// The earliest deadlines of the reads queued at `die` and of the
+    /// pages it may program (out of line: only a deadline scheduler asks).
+    #[inline(never)]
+    pub(super) fn deadlines_of(&self, die: DieId) -> (Option<Ns>, Option<Ns>) {
+        (self.read_deadline(die), self.program_deadline(die))
+    }
+
     /// The earliest deadline of the reads queued at `die`.
     pub(super) fn read_deadline(&self, die: DieId) -> Option<Ns> {
         let d = &self.dies[die.index()];
@@ -47,6 +54,7 @@ impl SimSsd {
 
     /// Moves the earliest-deadline read of `die` to the front of its queue
     /// (the earliest queued among equals), where a read pass starts.
+    #[inline(never)]
     pub(super) fn earliest_read_to_front(&mut self, die: DieId) {
         let reads = &self.dies[die.index()].reads;
         let Some((i, _)) = reads

@@ -54,7 +54,7 @@ impl SimSsd {
         let host_read_queued =
             reads_queued && (self.read_ahead.is_none() || self.has_host_read(die));
         let (read_deadline, program_deadline) = if self.by_deadline {
-            (self.read_deadline(die), self.program_deadline(die))
+            self.deadlines_of(die)
         } else {
             (None, None)
         };
@@ -62,7 +62,7 @@ impl SimSsd {
             die,
             reads_queued,
             host_read_queued,
-            host_turn: self.dies[die.index()].host_turn,
+            host_turn: d.host_turn,
             read_deadline,
             program_deadline,
         };
