@@ -53,5 +53,10 @@ pub fn run(a: Args) -> Result<(), InputError> {
     for e in ssdlab_sim::ssd::alloc::REGISTRY {
         println!("  {:<14} {}", e.name, e.help);
     }
+    println!();
+    println!("Die schedulers (controller.die_scheduler):");
+    for e in ssdlab_sim::ssd::die_sched::DIE_SCHEDULERS {
+        println!("  {:<14} {}", e.name, e.help);
+    }
     Ok(())
 }

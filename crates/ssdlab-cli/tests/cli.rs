@@ -161,6 +161,9 @@ fn presets_lists_all() {
         "Page allocation policies",
         "dynamic",
         "clusters",
+        "Die schedulers",
+        "read-first",
+        "edf",
     ] {
         assert!(out.contains(name), "{name}");
     }
