@@ -265,6 +265,7 @@ impl SimSsd {
             ra.invalidate(lpa);
         }
         let superseded = self.buffer.trim(lpa);
+        self.forget_late_deadline(lpa);
         self.ftl.trim(lpa);
         for (slot, _) in superseded {
             self.page_done(slot, now, q);

@@ -137,10 +137,24 @@ impl SimSsd {
     }
 
     /// Whether a read with a deadline waits at `die` and the GC job
-    /// running there may stop for it, critical or not (the read takes no
-    /// free page; the job resumes before any program).
+    /// running there may stop for it: a background job always; a critical
+    /// one only for a read due before the programs it collects for (the
+    /// read takes no free page; the job resumes before any program).
     pub(super) fn deadline_read_preempts(&self, die: DieId, job: &Job) -> bool {
-        self.by_deadline && job.kind == JobKind::Gc && self.read_deadline(die).is_some()
+        if !self.by_deadline || job.kind != JobKind::Gc {
+            return false;
+        }
+        let Some(read) = self.read_deadline(die) else {
+            return false;
+        };
+        !job.critical || read < self.program_deadline(die).unwrap_or(NO_DEADLINE)
+    }
+
+    /// A trimmed page needs no second program: it inherits nothing.
+    pub(super) fn forget_late_deadline(&mut self, lpa: Lpn) {
+        if !self.late_deadlines.is_empty() {
+            self.late_deadlines.remove(&lpa.0);
+        }
     }
 
     /// Whether a page with a deadline waits for `die` and the background

@@ -58,6 +58,9 @@ impl SimSsd {
         } else {
             (None, None)
         };
+        // A read with a deadline is a host read wherever it waits in the
+        // queue (the earliest goes to the front when a read pass starts).
+        let host_read_queued = host_read_queued || read_deadline.is_some();
         let view = DieView {
             die,
             reads_queued,

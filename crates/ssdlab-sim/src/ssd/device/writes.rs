@@ -83,8 +83,9 @@ impl SimSsd {
     /// gather a full program).
     pub(super) fn offer_shared(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
         self.start_idle_dies(now, q, |ssd| !ssd.shared_flushes.is_empty());
-        // Shared pages concern every die: one running background GC paces it.
-        if self.cfg.gc.pacing && !self.shared_flushes.is_empty() {
+        // Shared pages concern every die: one running background GC paces
+        // it, or (serving by deadline) stops for a page with a deadline.
+        if (self.cfg.gc.pacing || self.by_deadline) && !self.shared_flushes.is_empty() {
             for d in self.layout.all_dies() {
                 if matches!(self.dies[d.index()].op, DieOp::Job(job) if job.kind == JobKind::Gc) {
                     self.wake_for_write(d, now, q);

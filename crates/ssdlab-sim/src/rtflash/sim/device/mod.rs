@@ -7,8 +7,9 @@
 //! decide what a job costs, so the analysis' bounds are checked against a
 //! device they were not written for.
 //!
-//! Layout: cluster `k` owns the share `n_k / dies` of the logical space, in
-//! the order the allocation lists the clusters. Its tasks' footprints come
+//! Layout: cluster `k` owns about the share `n_k / dies` of the logical
+//! space (more when its data need more: `cluster_tables`), in the order
+//! the allocation lists the clusters. Its tasks' footprints come
 //! first in that range, then its part of the NRT region: NRT page `x` lives
 //! on chip `x mod m` (striped over all chips, as the analysis assumes) and
 //! so in that chip's cluster, where the cluster's NRT pages are numbered
@@ -113,7 +114,7 @@ fn device_for(setup: &SimSetup, preset: &SsdConfig) -> Result<(SsdConfig, Placem
         .enumerate()
         .map(|(chip, c)| c.ok_or(format!("chip {chip} is in no cluster")))
         .collect::<Result<_, _>>()?;
-    cfg.ftl.clusters = cluster_tables(setup, &cfg)?;
+    cfg.ftl.clusters = cluster_tables(setup, &cfg, dies)?;
     cfg.ftl.allocation = "clusters".parse().expect("registered");
     cfg.buffer.capacity_bytes = 0;
     if setup.order == ChipOrder::Edf {
@@ -146,51 +147,87 @@ fn needs(setup: &SimSetup) -> Vec<u64> {
     need
 }
 
-/// One `[[ftl.clusters]]` table per cluster, their ranges covering the
-/// logical space in the allocation's order: each cluster's range holds
-/// what it needs, and the pages no task uses are shared out in proportion
-/// to the room each cluster's chips have left, so that a cluster as full as
-/// the analysis allows (full isolation's 94 % chip) still fits its chips.
-fn cluster_tables(setup: &SimSetup, cfg: &SsdConfig) -> Result<Vec<ChipCluster>, String> {
+/// One `[[ftl.clusters]]` table per cluster, their ranges laid end to end
+/// in the allocation's order over the platform's chips' share of the
+/// logical space (the preset's dies beyond the platform's chips keep the
+/// rest). Each cluster's range is its chips' share of that span, or what
+/// it needs when that is more (full isolation's 94 %-full chip); the
+/// clusters that need less give up the difference in proportion to their
+/// slack. Ranges no larger than their chips' share also pass the preset's
+/// rule for a dynamic SLC cache.
+fn cluster_tables(
+    setup: &SimSetup,
+    cfg: &SsdConfig,
+    dies: u32,
+) -> Result<Vec<ChipCluster>, String> {
     let layout = Layout::new(cfg);
     let logical = u64::from(layout.logical_pages);
     let per_chip = cfg.pages_per_chip_for_data(&layout);
     let need = needs(setup);
-    let room: Vec<u64> = setup
+    let chips: Vec<u64> = setup
         .clusters
         .iter()
-        .zip(&need)
-        .enumerate()
-        .map(|(k, (c, &need))| {
-            let holds = per_chip * c.chips.len() as u64;
-            holds.checked_sub(need).ok_or(format!(
+        .map(|c| c.chips.len() as u64)
+        .collect();
+    for (k, (c, &need)) in setup.clusters.iter().zip(&need).enumerate() {
+        let holds = per_chip * chips[k];
+        if need > holds {
+            return Err(format!(
                 "cluster {k} (chips {:?}) needs {need} pages for its tasks and its NRT share, \
                  but its chips hold {holds} besides GC's room on preset '{}'",
                 c.chips, cfg.name
-            ))
+            ));
+        }
+    }
+    let m: u64 = chips.iter().sum();
+    let span = logical * m / u64::from(dies);
+    let total: u64 = need.iter().sum();
+    if total > span {
+        return Err(format!(
+            "the task set needs {total} logical pages; its {m} chips' share of preset '{}' is {span}",
+            cfg.name
+        ));
+    }
+    // Each cluster's chips' share, from cumulative boundaries so that the
+    // shares add up to the span and each is within a page of exact.
+    let mut cumulative = 0u64;
+    let fair: Vec<u64> = chips
+        .iter()
+        .map(|&n| {
+            let before = cumulative * span / m;
+            cumulative += n;
+            cumulative * span / m - before
         })
-        .collect::<Result<_, _>>()?;
-    let slack = logical.checked_sub(need.iter().sum()).ok_or(format!(
-        "the task set needs {} logical pages; preset '{}' has {logical}",
-        need.iter().sum::<u64>(),
-        cfg.name
-    ))?;
-    let total_room: u64 = room.iter().sum::<u64>().max(1);
+        .collect();
+    let excess: u64 = need
+        .iter()
+        .zip(&fair)
+        .map(|(&n, &f)| n.saturating_sub(f))
+        .sum();
+    let spare: u64 = need
+        .iter()
+        .zip(&fair)
+        .map(|(&n, &f)| f.saturating_sub(n))
+        .sum();
+    let range = |k: usize| match fair[k].checked_sub(need[k]) {
+        None | Some(0) => need[k],
+        // Rounded up, so that together they give up at least the excess
+        // (never more than their slack: the excess is at most the spare).
+        Some(slack) => {
+            fair[k] - (excess as u128 * slack as u128).div_ceil(spare.max(1) as u128) as u64
+        }
+    };
+    // Shares that round back to the exact boundaries.
+    let share = |page: u64| (page as f64 + 0.5) / logical as f64;
     let mut start = 0u64;
     let mut tables = Vec::with_capacity(need.len());
     for (k, c) in setup.clusters.iter().enumerate() {
         let last = k + 1 == need.len();
-        let end = if last {
-            logical
-        } else {
-            start + need[k] + (slack as u128 * room[k] as u128 / total_room as u128) as u64
-        };
-        // Shares that round back to the exact boundaries.
-        let share = |page: u64| (page as f64 + 0.5) / logical as f64;
+        let end = if last { span } else { start + range(k) };
         tables.push(ChipCluster {
             chips: c.chips.clone(),
             from: if k == 0 { 0.0 } else { share(start) },
-            to: if last { 1.0 } else { share(end) },
+            to: if end == logical { 1.0 } else { share(end) },
         });
         start = end;
     }

@@ -98,9 +98,14 @@ fn the_clusters_cover_the_logical_space_and_each_holds_what_it_needs() {
         let (start, end) = ranges[t.cluster];
         assert!(start <= *base && u64::from(*base) + t.footprint_pages <= u64::from(end));
     }
-    // The big task fills 57 % of its two chips' logical share: the slack
-    // goes where there is room.
-    assert!(ranges[0].1 - ranges[0].0 > ranges[1].1 - ranges[1].0);
+    // Every cluster needs less than its chips' share: each range is that
+    // share, within a page (as the preset's check for a dynamic SLC cache
+    // asks).
+    let logical = u64::from(Layout::new(&cfg).logical_pages);
+    for ((start, end), c) in ranges.iter().zip(&s.clusters) {
+        let exact = logical as f64 * c.chips.len() as f64 / 4.0;
+        assert!((f64::from(end - start) - exact).abs() <= 1.0, "{ranges:?}");
+    }
 }
 
 #[test]
@@ -141,4 +146,20 @@ fn a_task_set_the_preset_cannot_hold_is_refused_with_the_reason() {
     two_dies.geometry.channels = 2;
     let e = device_for(&setup(), &two_dies).unwrap_err();
     assert!(e.contains("one die per chip"), "{e}");
+}
+
+#[test]
+fn a_platform_of_fewer_chips_than_dies_leaves_the_other_dies_the_rest() {
+    let mut s = setup();
+    s.platform = Platform::from_preset("seed004", &seed004(), Some(3)).unwrap();
+    s.clusters.pop();
+    s.nrt.as_mut().unwrap().footprint_pages = 3_000;
+    let (cfg, _) = device_for(&s, &seed004()).unwrap();
+    let logical = Layout::new(&cfg).logical_pages;
+    let ranges = cluster_ranges(logical, &cfg.ftl);
+    // Three chips of four: three quarters of the space, the last die the rest.
+    let end = ranges.last().unwrap().1;
+    assert_eq!(end, logical * 3 / 4, "{ranges:?}");
+    let (report, _, _) = run(&s, &seed004()).unwrap();
+    assert_eq!(report.misses(), (0, 0), "{report:?}");
 }
