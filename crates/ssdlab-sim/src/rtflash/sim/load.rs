@@ -10,13 +10,20 @@ use rand_chacha::ChaCha8Rng;
 /// that every chip always has NRT work ready (a choice of ours).
 pub const SATURATING_PER_CHIP: u32 = 2;
 
-/// A request: its pages (at least one) and whether it writes.
-pub fn draw(load: &NrtLoad, page_size: u64, rng: &mut ChaCha8Rng) -> (u64, bool) {
+/// An NRT request: its first page in the NRT region, its pages (at least
+/// one, at most the region) and whether it writes. None for an empty
+/// region.
+pub fn draw(load: &NrtLoad, page_size: u64, rng: &mut ChaCha8Rng) -> Option<(u64, u64, bool)> {
     let lo = load.min_request_bytes.min(load.max_request_bytes);
     let bytes = rng.gen_range(lo..=load.max_request_bytes.max(lo));
     let pages = bytes.div_ceil(page_size.max(1)).max(1);
     let is_write = !rng.gen_bool(load.read_fraction.clamp(0.0, 1.0));
-    (pages, is_write)
+    let pages = pages.min(load.footprint_pages);
+    if pages == 0 {
+        return None;
+    }
+    let start = rng.gen_range(0..=load.footprint_pages - pages);
+    Some((start, pages, is_write))
 }
 
 /// The gap to the next Poisson arrival (None for a saturating load).

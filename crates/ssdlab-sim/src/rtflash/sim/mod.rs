@@ -24,6 +24,7 @@ mod load;
 mod nrt;
 mod report;
 mod setup;
+mod slots;
 mod space;
 #[cfg(test)]
 mod tests;
@@ -41,6 +42,7 @@ use chip::{ChipQueue, GcRound, Op, OpKind, Running};
 pub use device::simulate_on_device;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use slots::Slots;
 use space::FlashSpace;
 use std::collections::VecDeque;
 
@@ -147,12 +149,9 @@ struct Sim<'a> {
     cluster_of_chip: Vec<usize>,
     /// Each cluster's server (None: background service).
     servers: Vec<Option<TotalBandwidthServer>>,
-    /// Jobs and parts in flight; a finished one's slot is reused, so memory
-    /// follows the work in flight, not the simulated time.
-    jobs: Vec<Job>,
-    free_jobs: Vec<usize>,
-    parts: Vec<Part>,
-    free_parts: Vec<u32>,
+    /// Jobs and parts in flight.
+    jobs: Slots<Job>,
+    parts: Slots<Part>,
     report: report::Collector,
     /// The first out-of-space error met while running.
     error: Option<OutOfSpace>,
@@ -209,10 +208,8 @@ impl<'a> Sim<'a> {
                     }
                 })
                 .collect(),
-            jobs: Vec::new(),
-            free_jobs: Vec::new(),
-            parts: Vec::new(),
-            free_parts: Vec::new(),
+            jobs: Slots::new(),
+            parts: Slots::new(),
             report: report::Collector::new(s),
             error: None,
             rt_open: 0,
@@ -341,22 +338,12 @@ impl<'a> Sim<'a> {
     }
 
     fn new_job(&mut self, owner: Owner, release: Ns, pages: u64) -> usize {
-        let job = Job {
+        self.jobs.insert(Job {
             owner,
             release,
             pages,
             parts_left: 0,
-        };
-        match self.free_jobs.pop() {
-            Some(i) => {
-                self.jobs[i] = job;
-                i
-            }
-            None => {
-                self.jobs.push(job);
-                self.jobs.len() - 1
-            }
-        }
+        })
     }
 
     fn add_part(
@@ -373,16 +360,7 @@ impl<'a> Sim<'a> {
             deadline,
             ops_left: lpns.len() as u32,
         };
-        let part = match self.free_parts.pop() {
-            Some(i) => {
-                self.parts[i as usize] = new;
-                i
-            }
-            None => {
-                self.parts.push(new);
-                self.parts.len() as u32 - 1
-            }
-        };
+        let part = self.parts.insert(new) as u32;
         self.jobs[job].parts_left += 1;
         let kind = if is_write {
             OpKind::Program
@@ -509,7 +487,7 @@ impl<'a> Sim<'a> {
             deadline,
             ..
         } = self.parts[part];
-        self.free_parts.push(part as u32);
+        self.parts.release(part);
         if let Owner::Task(task) = self.jobs[job].owner {
             let missed = deadline.is_some_and(|d| now > d);
             self.report.rt_part(task, is_write, missed);
@@ -520,7 +498,7 @@ impl<'a> Sim<'a> {
             return;
         }
         let (owner, response, pages) = (j.owner, now - j.release, j.pages);
-        self.free_jobs.push(job);
+        self.jobs.release(job);
         match owner {
             Owner::Task(task) => {
                 self.report.rt_job(task, response);

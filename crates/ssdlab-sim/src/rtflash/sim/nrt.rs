@@ -6,7 +6,6 @@ use super::load;
 use super::{Owner, Sim, SimCluster};
 use crate::engine::Ns;
 use crate::rtflash::platform::Platform;
-use rand::Rng;
 
 impl Sim<'_> {
     /// An NRT request arrives. An ordinary device has no background class,
@@ -38,12 +37,11 @@ impl Sim<'_> {
         let Some(n) = self.s.nrt.as_ref() else {
             return;
         };
-        let (pages, is_write) = load::draw(n, self.s.platform.page_size, &mut self.rng);
-        let pages = pages.min(n.footprint_pages);
-        if pages == 0 {
+        let Some((start, pages, is_write)) =
+            load::draw(n, self.s.platform.page_size, &mut self.rng)
+        else {
             return;
-        }
-        let start = self.rng.gen_range(0..=n.footprint_pages - pages);
+        };
         let job = self.new_job(Owner::Nrt, arrival, pages);
         let mut by_cluster: Vec<Vec<u64>> = vec![Vec::new(); self.s.clusters.len()];
         for lpn in self.nrt_base + start..self.nrt_base + start + pages {

@@ -36,15 +36,7 @@ const PROGRAM_FIRST: &[DieWork] = &[
 ];
 
 /// No work with a deadline: the default order.
-const BACKGROUND: &[DieWork] = &[
-    DieWork::CriticalGc,
-    DieWork::HostRead,
-    DieWork::PacedHostProgram,
-    DieWork::Gc,
-    DieWork::HostProgram,
-    DieWork::Prefetch,
-    DieWork::Fold,
-];
+const BACKGROUND: &[DieWork] = super::priority::ORDER;
 
 struct Edf;
 

@@ -6,7 +6,8 @@
 
 use super::{DieScheduler, DieView, DieWork};
 
-const ORDER: &[DieWork] = &[
+/// The order (also `edf`'s for work without a deadline).
+pub(super) const ORDER: &[DieWork] = &[
     DieWork::CriticalGc,
     DieWork::HostRead,
     DieWork::PacedHostProgram,

@@ -7,6 +7,7 @@
 use super::super::load;
 use super::super::nrt::nrt_part_demand;
 use super::super::report::Collector;
+use super::super::slots::Slots;
 use super::super::{ChipOrder, NrtService, SimReport, SimSetup};
 use super::Placement;
 use crate::engine::Ns;
@@ -46,11 +47,9 @@ pub(super) struct RtOnSsd<'a> {
     s: &'a SimSetup,
     at: &'a Placement,
     rng: ChaCha8Rng,
-    jobs: Vec<Job>,
-    free_jobs: Vec<usize>,
+    jobs: Slots<Job>,
     /// Indexed by command id; a finished command's id is reused.
-    commands: Vec<Command>,
-    free_commands: Vec<u64>,
+    commands: Slots<Command>,
     servers: Vec<Option<TotalBandwidthServer>>,
     report: Collector,
     /// RT jobs released and not yet finished; NRT requests in flight.
@@ -72,10 +71,8 @@ impl<'a> RtOnSsd<'a> {
             s,
             at,
             rng: ChaCha8Rng::seed_from_u64(s.seed),
-            jobs: Vec::new(),
-            free_jobs: Vec::new(),
-            commands: Vec::new(),
-            free_commands: Vec::new(),
+            jobs: Slots::new(),
+            commands: Slots::new(),
             servers: s
                 .clusters
                 .iter()
@@ -112,22 +109,12 @@ impl<'a> RtOnSsd<'a> {
     }
 
     fn new_job(&mut self, owner: Owner, release: Ns, pages: u64) -> usize {
-        let job = Job {
+        self.jobs.insert(Job {
             owner,
             release,
             pages,
             commands_left: 0,
-        };
-        match self.free_jobs.pop() {
-            Some(i) => {
-                self.jobs[i] = job;
-                i
-            }
-            None => {
-                self.jobs.push(job);
-                self.jobs.len() - 1
-            }
-        }
+        })
     }
 
     /// Submits one command of `job`: `pages` pages from `lpa`.
@@ -144,16 +131,7 @@ impl<'a> RtOnSsd<'a> {
             is_write,
             deadline,
         };
-        let id = match self.free_commands.pop() {
-            Some(id) => {
-                self.commands[id as usize] = command;
-                id
-            }
-            None => {
-                self.commands.push(command);
-                self.commands.len() as u64 - 1
-            }
-        };
+        let id = self.commands.insert(command) as u64;
         self.jobs[job].commands_left += 1;
         let page_size = u64::from(cx.device().info().page_size);
         let cmd = IoCommand {
@@ -202,12 +180,11 @@ impl<'a> RtOnSsd<'a> {
         let Some(n) = self.s.nrt.as_ref() else {
             return;
         };
-        let (pages, is_write) = load::draw(n, self.s.platform.page_size, &mut self.rng);
-        let pages = pages.min(n.footprint_pages);
-        if pages == 0 {
+        let Some((start, pages, is_write)) =
+            load::draw(n, self.s.platform.page_size, &mut self.rng)
+        else {
             return;
-        }
-        let start = self.rng.gen_range(0..=n.footprint_pages - pages);
+        };
         let job = self.new_job(Owner::Nrt, arrival, pages);
         self.nrt_open += 1;
         // One contiguous run per cluster (see the layout in mod.rs).
@@ -269,7 +246,7 @@ impl Workload for RtOnSsd<'_> {
 
     fn command_done<D: Device>(&mut self, c: IoCompletion, cx: &mut Ctx<'_, D>) {
         let cmd = self.commands[c.id as usize];
-        self.free_commands.push(c.id);
+        self.commands.release(c.id as usize);
         let job = &mut self.jobs[cmd.job];
         if let Owner::Task(task) = job.owner {
             let missed = cmd.deadline.is_some_and(|d| c.time > d);
@@ -280,7 +257,7 @@ impl Workload for RtOnSsd<'_> {
             return;
         }
         let job = *job;
-        self.free_jobs.push(cmd.job);
+        self.jobs.release(cmd.job);
         match job.owner {
             Owner::Task(task) => {
                 self.report.rt_job(task, c.time - job.release);
