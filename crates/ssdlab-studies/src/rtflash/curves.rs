@@ -1,7 +1,8 @@
 //! Random task sets: the schedulability curves (part 3) and the bandwidth
 //! study (part 4).
 
-use super::case_study::VARIANTS;
+use super::case_study::{Model, VARIANTS};
+use super::ssd_check::PRESET as SSD_PRESET;
 use super::MODEL_REVISION;
 use super::{point_seed, Point, Row, StudyOptions};
 use ssdlab_sim::rtflash::generate::{generate, GenParams};
@@ -112,25 +113,33 @@ pub(super) fn points(opts: &StudyOptions) -> Vec<Point> {
             }
         }
     }
-    for (li, &demand) in BANDWIDTH_DEMANDS.iter().enumerate() {
-        let seed = point_seed(opts.seed, &[2, li as u64]);
-        points.push(Point {
-            config: serde_json::json!({
-                "study": "rt-flash", "part": "bandwidth", "ssdlab": env!("CARGO_PKG_VERSION"),
+    for (model, part) in [(Model::Chips, "bandwidth"), (Model::Ssd, "bandwidth-ssd")] {
+        for (li, &demand) in BANDWIDTH_DEMANDS.iter().enumerate() {
+            // The same sets on both models.
+            let seed = point_seed(opts.seed, &[2, li as u64]);
+            let mut config = serde_json::json!({
+                "study": "rt-flash", "part": part, "ssdlab": env!("CARGO_PKG_VERSION"),
                 "model": MODEL_REVISION,
                 "family": format!("{:?}", FAMILIES[0]), "chips": BANDWIDTH_CHIPS, "demand": demand,
                 "sets": plan.bandwidth_sets, "seconds": plan.bandwidth_seconds, "seed": seed,
-            }),
-            cost: plan.bandwidth_seconds * plan.bandwidth_sets as u64 * 20,
-            compute: Box::new(move || {
-                Ok(bandwidth_rows(
-                    demand,
-                    plan.bandwidth_sets,
-                    plan.bandwidth_seconds,
-                    seed,
-                ))
-            }),
-        });
+            });
+            if model == Model::Ssd {
+                config["preset"] = SSD_PRESET.into();
+            }
+            points.push(Point {
+                config,
+                cost: plan.bandwidth_seconds * plan.bandwidth_sets as u64 * 20,
+                compute: Box::new(move || {
+                    Ok(bandwidth_rows(
+                        (model, part),
+                        demand,
+                        plan.bandwidth_sets,
+                        plan.bandwidth_seconds,
+                        seed,
+                    ))
+                }),
+            });
+        }
     }
     points
 }
@@ -178,9 +187,22 @@ fn accepted_sets(demand: f64, wanted: usize, seed: u64) -> Vec<TaskSet> {
         .collect()
 }
 
-/// Part 4: every variant simulated on each set Clustering-BFD accepts.
-fn bandwidth_rows(demand: f64, sets: usize, seconds: u64, seed: u64) -> Vec<Row> {
-    let sets = accepted_sets(demand, sets, seed);
+/// Part 4: every variant simulated on each set Clustering-BFD accepts, on
+/// the chip model or on the SSD model of `SSD_PRESET` (the die the default
+/// platform describes).
+fn bandwidth_rows(
+    (model, part): (Model, &str),
+    demand: f64,
+    sets: usize,
+    seconds: u64,
+    seed: u64,
+) -> Vec<Row> {
+    let mut sets = accepted_sets(demand, sets, seed);
+    if model == Model::Ssd {
+        for ts in &mut sets {
+            ts.platform.preset = Some(SSD_PRESET.into());
+        }
+    }
     let mut rows = Vec::new();
     for v in VARIANTS {
         let (label, policy) = (v.label, v.nrt);
@@ -194,7 +216,7 @@ fn bandwidth_rows(demand: f64, sets: usize, seconds: u64, seed: u64) -> Vec<Row>
             let full = alloc.clusters.iter().map(|c| c.space_utilisation_ppm).max();
             fullest += full.unwrap_or(0) as f64 / 1e4 / sets.len() as f64;
             // A layout whose data do not fit its chips cannot run at all.
-            let Ok(r) = v.simulate(ts, &alloc, seconds, seed ^ k as u64) else {
+            let Ok(r) = v.simulate_on(model, ts, &alloc, seconds, seed ^ k as u64) else {
                 unfit += 1;
                 continue;
             };
@@ -213,7 +235,7 @@ fn bandwidth_rows(demand: f64, sets: usize, seconds: u64, seed: u64) -> Vec<Row>
             chips: BANDWIDTH_CHIPS,
             family: FAMILIES[0].name.into(),
             demand,
-            ..Row::new("bandwidth", label, metric, value)
+            ..Row::new(part, label, metric, value)
         };
         rows.push(row("sets_simulated", sets.len() as f64));
         rows.push(row("sets_accepted", accepted as f64));

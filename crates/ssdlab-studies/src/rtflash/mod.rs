@@ -11,7 +11,7 @@
 //! 3. schedulability ratio against normalised demand for 4, 8 and 16 chips
 //!    in three task-set families (`curves.rs`);
 //! 4. the bandwidth study: accepted random sets simulated with a saturating
-//!    NRT load (`curves.rs`);
+//!    NRT load, on the chip model and on the SSD model (`curves.rs`);
 //! 5. the analysis checked against the SSD model: accepted random sets
 //!    simulated on seed004's full SSD model (`ssd_check.rs`).
 //!

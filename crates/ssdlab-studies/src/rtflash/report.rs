@@ -249,31 +249,35 @@ fn curves_md(rows: &[Row], out: &mut String) {
     }
 }
 
+/// A bandwidth-study figure (0 when missing).
+fn bandwidth_value(rows: &[Row], part: &str, label: &str, demand: f64, metric: &str) -> f64 {
+    rows.iter()
+        .find(|r| r.part == part && r.approach == label && r.demand == demand && r.metric == metric)
+        .map_or(0.0, |r| r.value)
+}
+
 fn bandwidth_md(rows: &[Row], out: &mut String) {
-    out.push_str("\n## 4. NRT bandwidth on accepted sets\n\nRandom sets of the base family on 4 chips (data filling 50 % of the space) that Clustering-BFD accepts, with a saturating NRT load (4–128 KiB, half reads, over 5 % of the space); every approach simulated on the same sets. `accepted` counts the sets the approach's own analysis accepts; the bound of `max response / bound` is the busy period with NRT in the background and the deadline with a TBS.\n\n`fullest cluster` is the space utilisation of the layout's fullest cluster (mean over the sets).\n\n| U/m | approach | sets accepted / simulated | sets whose data do not fit the layout | fullest cluster | NRT MB/s | RT misses | max response / bound |\n|---|---|---|---|---|---|---|---|\n");
-    for d in BANDWIDTH_DEMANDS {
-        for label in VARIANTS.map(|v| v.label) {
-            let g = |m: &str| {
-                rows.iter()
-                    .find(|r| {
-                        r.part == "bandwidth"
-                            && r.approach == label
-                            && r.demand == d
-                            && r.metric == m
-                    })
-                    .map_or(0.0, |r| r.value)
-            };
-            let _ = writeln!(
-                out,
-                "| {d:.1} | {label} | {:.0} / {:.0} | {:.0} | {:.0} % | {:.2} | {:.0} | {:.2} |",
-                g("sets_accepted"),
-                g("sets_simulated"),
-                g("sets_unfit"),
-                g("fullest_cluster_space_pct"),
-                g("nrt_mb_s"),
-                g("rt_misses"),
-                g("max_response_over_bound")
-            );
+    out.push_str("\n## 4. NRT bandwidth on accepted sets\n\nRandom sets of the base family on 4 chips (data filling 50 % of the space) that Clustering-BFD accepts, with a saturating NRT load (4–128 KiB, half reads, over 5 % of the space); every approach simulated on the same sets. `accepted` counts the sets the approach's own analysis accepts; the bound of `max response / bound` is the busy period with NRT in the background and the deadline with a TBS.\n\n`fullest cluster` is the space utilisation of the layout's fullest cluster (mean over the sets).\n");
+    for (part, heading) in [
+        ("bandwidth", "On the analysis' chip model"),
+        ("bandwidth-ssd", "The same sets on seed004's SSD model (`edf` dies; the ordinary SSD: the preset's own die order)"),
+    ] {
+        let _ = write!(out, "\n### {heading}\n\n| U/m | approach | sets accepted / simulated | sets whose data do not fit the layout | fullest cluster | NRT MB/s | RT misses | max response / bound |\n|---|---|---|---|---|---|---|---|\n");
+        for d in BANDWIDTH_DEMANDS {
+            for label in VARIANTS.map(|v| v.label) {
+                let g = |m: &str| bandwidth_value(rows, part, label, d, m);
+                let _ = writeln!(
+                    out,
+                    "| {d:.1} | {label} | {:.0} / {:.0} | {:.0} | {:.0} % | {:.2} | {:.0} | {:.2} |",
+                    g("sets_accepted"),
+                    g("sets_simulated"),
+                    g("sets_unfit"),
+                    g("fullest_cluster_space_pct"),
+                    g("nrt_mb_s"),
+                    g("rt_misses"),
+                    g("max_response_over_bound")
+                );
+            }
         }
     }
 }
@@ -423,39 +427,43 @@ fn write_figures(rows: &[Row], dir: &Path) -> std::io::Result<Vec<Figure>> {
             )?;
         }
     }
-    let bw_chart = BarChart {
-        title: "NRT bandwidth on accepted sets (MB/s), 4 chips",
-        y_label: "MB/s",
-        categories: BANDWIDTH_DEMANDS
-            .iter()
-            .map(|d| format!("U/m = {d:.1}"))
-            .collect(),
-        series: VARIANTS.iter().map(|v| v.label.to_string()).collect(),
-        values: BANDWIDTH_DEMANDS
-            .iter()
-            .map(|&d| {
-                VARIANTS
-                    .iter()
-                    .map(|v| {
-                        rows.iter()
-                            .find(|r| {
-                                r.part == "bandwidth"
-                                    && r.approach == v.label
-                                    && r.demand == d
-                                    && r.metric == "nrt_mb_s"
-                            })
-                            .map_or(0.0, |r| r.value)
-                    })
-                    .collect()
-            })
-            .collect(),
-    };
-    save(
-        "fig-bandwidth".into(),
-        bw_chart.title.into(),
-        "Bars: mean NRT bandwidth over the sets Clustering-BFD accepts, per approach (log scale).",
-        bw_chart.to_svg(),
-    )?;
+    for (part, id, title) in [
+        (
+            "bandwidth",
+            "fig-bandwidth",
+            "NRT bandwidth on accepted sets (MB/s), 4 chips",
+        ),
+        (
+            "bandwidth-ssd",
+            "fig-bandwidth-ssd",
+            "NRT bandwidth on accepted sets (MB/s), seed004's SSD model",
+        ),
+    ] {
+        let bw_chart = BarChart {
+            title,
+            y_label: "MB/s",
+            categories: BANDWIDTH_DEMANDS
+                .iter()
+                .map(|d| format!("U/m = {d:.1}"))
+                .collect(),
+            series: VARIANTS.iter().map(|v| v.label.to_string()).collect(),
+            values: BANDWIDTH_DEMANDS
+                .iter()
+                .map(|&d| {
+                    VARIANTS
+                        .iter()
+                        .map(|v| bandwidth_value(rows, part, v.label, d, "nrt_mb_s"))
+                        .collect()
+                })
+                .collect(),
+        };
+        save(
+            id.into(),
+            title.into(),
+            "Bars: mean NRT bandwidth over the sets Clustering-BFD accepts, per approach (log scale).",
+            bw_chart.to_svg(),
+        )?;
+    }
     Ok(figures)
 }
 
