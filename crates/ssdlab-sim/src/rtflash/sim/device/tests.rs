@@ -163,3 +163,63 @@ fn a_platform_of_fewer_chips_than_dies_leaves_the_other_dies_the_rest() {
     let (report, _, _) = run(&s, &seed004()).unwrap();
     assert_eq!(report.misses(), (0, 0), "{report:?}");
 }
+
+/// Task sets at the edges of what a file may say run on the SSD model
+/// without a panic, under every approach and both die orders: a task of
+/// one page that reads and writes more than it holds, one that only
+/// reads, one released after the run ends, no NRT load or a one-page one.
+#[test]
+fn edge_task_sets_run_or_are_refused_without_a_panic() {
+    use crate::rtflash::sim::{setup_from, NrtPolicy};
+    use crate::rtflash::{allocate, ApproachChoice, TaskSet};
+    let tasks = r#"[platform]
+preset = "seed004"
+
+[[rt_task]]
+name = "tiny"
+period = "5ms"
+read_pages = 8
+write_pages = 8
+footprint = 1
+
+[[rt_task]]
+name = "reader"
+period = "20ms"
+deadline = "3ms"
+read_pages = 64
+write_pages = 0
+footprint = 5000
+
+[[rt_task]]
+name = "late"
+period = "50ms"
+offset = "10s"
+read_pages = 1
+write_pages = 1
+footprint = 10
+"#;
+    let mut ran = 0;
+    let nrt = ["", "\n[nrt]\nfootprint = \"4KiB\"\narrival = \"saturating\"\nrequest_size = [\"4KiB\", \"128KiB\"]\n"];
+    for nrt in nrt {
+        let ts = TaskSet::from_toml(&format!("{tasks}{nrt}"), "edge.toml").unwrap();
+        for approach in ["clustering", "global", "full-isolation"] {
+            let alloc = allocate(&ts, ApproachChoice::parse(approach).unwrap());
+            for (policy, order) in [
+                (NrtPolicy::Tbs, ChipOrder::Edf),
+                (NrtPolicy::Background, ChipOrder::Fifo),
+            ] {
+                let Ok(mut s) = setup_from(&ts, &alloc, policy, 300_000_000, 3) else {
+                    continue;
+                };
+                s.order = order;
+                let r = simulate_on_device(&s, &seed004()).unwrap();
+                // The late task is never released; the others are, every period.
+                assert_eq!(r.tasks[2].jobs, 0);
+                assert_eq!(r.tasks[0].jobs, 60, "{approach} {order:?}");
+                ran += 1;
+            }
+        }
+    }
+    // Every approach places these tasks somewhere.
+    assert_eq!(ran, 12);
+}
