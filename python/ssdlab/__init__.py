@@ -6,6 +6,7 @@
 
 ``run`` and ``replay`` simulate one job file or trace and return a ``Result``
 (the fio-compatible report as a dict, the per-job figures as a DataFrame).
+``rtflash_run`` allocates and simulates a real-time task set.
 ``sweep`` runs a grid of points on a Dask cluster into a content-addressed
 results store that ``load`` reads back; an interrupted sweep resumes. Bad input
 raises ``SsdlabError`` with the CLI's message (``file:line: field: message``).
@@ -13,7 +14,7 @@ raises ``SsdlabError`` with the CLI's message (``file:line: field: message``).
 
 from ._native import SsdlabError
 from ._native import version as _version
-from ._api import Result, presets, replay, run, schedulers
+from ._api import Result, presets, replay, rtflash_run, run, schedulers
 from ._store import Store, load
 from ._sweep import expand, sweep
 from . import k2
@@ -29,6 +30,7 @@ __all__ = [
     "load",
     "presets",
     "replay",
+    "rtflash_run",
     "run",
     "schedulers",
     "sweep",

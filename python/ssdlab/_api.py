@@ -169,6 +169,29 @@ def replay(
     )
 
 
+def rtflash_run(
+    tasks: Union[str, "os.PathLike[str]"],
+    *,
+    approach: str = "clustering",
+    nrt: str = "tbs",
+    chip_order: str = "edf",
+    model: str = "chips",
+    duration: float = 10.0,
+    seed: int = 1,
+) -> Dict[str, Any]:
+    """Allocates a real-time task set (a TOML file, docs/rt-flash.md) with
+    ``approach`` (clustering, global, full-isolation) and simulates it for
+    ``duration`` seconds, NRT through a TBS or in the ``background``, on
+    the analysis' ``chips`` or on the ``ssd`` model of its preset, with
+    ``edf`` or ``fifo`` (ordinary) dies. Returns ``ssdlab rtflash run
+    --json``'s object: per task its jobs, read and write deadline misses,
+    max and p99.9 response beside the analysis' bound; the NRT figures."""
+    out = _native.rtflash_run(
+        os.fspath(tasks), approach, nrt, chip_order, model, float(duration), int(seed)
+    )
+    return json.loads(out)
+
+
 def presets() -> Dict[str, str]:
     """The built-in device presets: name to description."""
     return dict(_native.presets())

@@ -22,6 +22,15 @@ def replay(
     skip_bad_lines: bool = False,
     trace_device: Optional[str] = None,
 ) -> Tuple[str, str, str]: ...
+def rtflash_run(
+    tasks: _Path,
+    approach: str = "clustering",
+    nrt: str = "tbs",
+    chip_order: str = "edf",
+    model: str = "chips",
+    duration: float = 10.0,
+    seed: int = 1,
+) -> str: ...
 def resolve(params_json: str) -> Tuple[str, str]: ...
 def run_configs(configs: List[str]) -> List[str]: ...
 def k2_points(

@@ -3,13 +3,10 @@
 //! each cluster's TBS) and prints per task the jobs, deadline misses and
 //! response times next to the analysis' worst-case latency.
 
-use serde::Serialize;
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::rtflash::analysis::ms;
-use ssdlab_sim::rtflash::sim::{
-    setup_from, simulate, simulate_on_device, ChipOrder, NrtOutcome, NrtPolicy, TaskOutcome,
-};
-use ssdlab_sim::rtflash::{allocate, TaskSet};
+use ssdlab_sim::rtflash::sim::{run_task_set, ChipOrder, Model, NrtPolicy, RunOptions, RunOutput};
+use ssdlab_sim::rtflash::TaskSet;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -46,50 +43,22 @@ pub struct RunArgs {
     json: bool,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum ChipOrderArg {
     Edf,
     Fifo,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum ModelArg {
     Chips,
     Ssd,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum NrtArg {
     Tbs,
     Background,
-}
-
-/// One task: what the simulation saw and the analysis' bound.
-#[derive(Serialize)]
-struct TaskRow {
-    #[serde(flatten)]
-    observed: TaskOutcome,
-    deadline_ns: u64,
-    /// The analysis' worst-case latency (None: unbounded).
-    worst_case_latency_ns: Option<u64>,
-}
-
-#[derive(Serialize)]
-struct RunOutput {
-    approach: String,
-    nrt_service: NrtArg,
-    chip_order: ChipOrderArg,
-    model: ModelArg,
-    schedulable: bool,
-    reason: Option<String>,
-    duration_ns: u64,
-    tasks: Vec<TaskRow>,
-    nrt: Option<NrtOutcome>,
-    gc_rounds: u64,
-    gc_copied_pages: u64,
 }
 
 pub fn run(a: RunArgs) -> Result<(), InputError> {
@@ -102,46 +71,24 @@ pub fn run(a: RunArgs) -> Result<(), InputError> {
     }
     let file = a.tasks.display().to_string();
     let ts = TaskSet::load(&file)?;
-    let alloc = allocate(&ts, approach);
-    let policy = match a.nrt {
-        NrtArg::Tbs => NrtPolicy::Tbs,
-        NrtArg::Background => NrtPolicy::Background,
+    let options = RunOptions {
+        approach,
+        nrt: match a.nrt {
+            NrtArg::Tbs => NrtPolicy::Tbs,
+            NrtArg::Background => NrtPolicy::Background,
+        },
+        order: match a.chip_order {
+            ChipOrderArg::Edf => ChipOrder::Edf,
+            ChipOrderArg::Fifo => ChipOrder::Fifo,
+        },
+        model: match a.model {
+            ModelArg::Chips => Model::Chips,
+            ModelArg::Ssd => Model::Ssd,
+        },
+        duration_ns: (a.duration * 1e9).round() as u64,
+        seed: a.seed,
     };
-    let duration_ns = (a.duration * 1e9).round() as u64;
-    let mut setup = setup_from(&ts, &alloc, policy, duration_ns, a.seed)
-        .map_err(|m| InputError::invalid(file.clone(), m))?;
-    setup.order = match a.chip_order {
-        ChipOrderArg::Edf => ChipOrder::Edf,
-        ChipOrderArg::Fifo => ChipOrder::Fifo,
-    };
-    let report = match a.model {
-        ModelArg::Chips => simulate(&setup).map_err(|e| e.to_string()),
-        ModelArg::Ssd => ssd_model(&ts).and_then(|cfg| simulate_on_device(&setup, &cfg)),
-    }
-    .map_err(|m| InputError::invalid(file.clone(), m))?;
-    let tasks = report
-        .tasks
-        .into_iter()
-        .zip(&alloc.tasks)
-        .map(|(observed, t)| TaskRow {
-            observed,
-            deadline_ns: t.deadline_ns,
-            worst_case_latency_ns: t.worst_case_latency_ns,
-        })
-        .collect();
-    let out = RunOutput {
-        approach: alloc.approach.clone(),
-        nrt_service: a.nrt,
-        chip_order: a.chip_order,
-        model: a.model,
-        schedulable: alloc.schedulable,
-        reason: alloc.reason.clone(),
-        duration_ns,
-        tasks,
-        nrt: report.nrt,
-        gc_rounds: report.gc_rounds,
-        gc_copied_pages: report.gc_copied_pages,
-    };
+    let out = run_task_set(&ts, &options).map_err(|m| InputError::invalid(file.clone(), m))?;
     if a.json {
         return crate::print_json(&out);
     }
@@ -149,29 +96,17 @@ pub fn run(a: RunArgs) -> Result<(), InputError> {
     Ok(())
 }
 
-/// The SSD model of the task set's platform: its preset.
-fn ssd_model(ts: &TaskSet) -> Result<ssdlab_sim::ssd::config::SsdConfig, String> {
-    let Some(name) = &ts.platform.preset else {
-        return Err(
-            "--model ssd needs a platform given by a preset ([platform] preset = \"NAME\")".into(),
-        );
-    };
-    ssdlab_sim::preset::Preset::load(name)
-        .map(|p| p.device)
-        .map_err(|e| e.to_string())
-}
-
 fn print_text(file: &str, o: &RunOutput) {
     let service = match o.nrt_service {
-        NrtArg::Tbs => "TBS",
-        NrtArg::Background => "background",
+        NrtPolicy::Tbs => "TBS",
+        NrtPolicy::Background => "background",
     };
     println!("task set: {file}");
     let order = match (o.model, o.chip_order) {
-        (ModelArg::Chips, ChipOrderArg::Edf) => "chips EDF",
-        (ModelArg::Chips, ChipOrderArg::Fifo) => "chips FIFO",
-        (ModelArg::Ssd, ChipOrderArg::Edf) => "SSD model, dies EDF",
-        (ModelArg::Ssd, ChipOrderArg::Fifo) => "SSD model, the preset's die order",
+        (Model::Chips, ChipOrder::Edf) => "chips EDF",
+        (Model::Chips, ChipOrder::Fifo) => "chips FIFO",
+        (Model::Ssd, ChipOrder::Edf) => "SSD model, dies EDF",
+        (Model::Ssd, ChipOrder::Fifo) => "SSD model, the preset's die order",
     };
     println!(
         "approach: {}, NRT served by {service}, {order}, {:.1} s simulated",
@@ -208,7 +143,7 @@ fn print_text(file: &str, o: &RunOutput) {
             t.worst_case_latency_ns.map_or("unbounded".into(), ms),
         );
     }
-    if o.nrt_service == NrtArg::Tbs {
+    if o.nrt_service == NrtPolicy::Tbs {
         println!(
             "(the WCL bound is the RT busy period; with NRT through a TBS the server's \
              work may push a job past it, and the guarantee is the deadline)"

@@ -1,6 +1,7 @@
 //! `ssdlab._native`: the simulator for Python. The functions here take and
 //! give JSON text and plain values; the `ssdlab` package (python/ssdlab)
-//! wraps them in its API (`run`, `replay`, `sweep`, DataFrames). Every
+//! wraps them in its API (`run`, `replay`, `rtflash_run`, `sweep`,
+//! DataFrames). Every
 //! simulation runs with the GIL released, so a Dask worker's other threads
 //! and the caller's progress bars go on meanwhile.
 
@@ -9,6 +10,7 @@ use ssdlab_sim::error::InputError;
 
 mod catalog;
 mod points;
+mod rtflash;
 mod runs;
 
 // Named `ssdlab.SsdlabError` (the package re-exports it), so that pickle
@@ -36,6 +38,8 @@ mod _native {
     use super::catalog::{presets, schedulers, version};
     #[pymodule_export]
     use super::points::{k2_points, resolve, run_configs};
+    #[pymodule_export]
+    use super::rtflash::rtflash_run;
     #[pymodule_export]
     use super::runs::{replay, run_job};
     #[pymodule_export]

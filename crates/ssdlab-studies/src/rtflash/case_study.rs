@@ -8,9 +8,9 @@
 
 use super::{Point, Row, StudyOptions, MODEL_REVISION};
 use ssdlab_sim::error::InputError;
-use ssdlab_sim::preset::Preset;
+pub use ssdlab_sim::rtflash::sim::Model;
 use ssdlab_sim::rtflash::sim::{
-    setup_from, simulate, simulate_on_device, ChipOrder, NrtPolicy, SimReport,
+    setup_from, simulate, simulate_on_device, ssd_model, ChipOrder, NrtPolicy, SimReport,
 };
 use ssdlab_sim::rtflash::{allocate, Allocation, ApproachChoice, TaskSet};
 
@@ -23,17 +23,6 @@ pub struct CaseStudy {
     pub file: &'static str,
     pub toml: &'static str,
     pub model: Model,
-}
-
-/// The device a case study runs on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Model {
-    /// The analysis' platform: chips running one flash operation at a
-    /// time, with the analysis' GC round (`rtflash run`).
-    Chips,
-    /// The full SSD model of the task set's preset, its clusters as chip
-    /// clusters (`rtflash run --model ssd`).
-    Ssd,
 }
 
 const BLOW_UP: &str = include_str!("../../../../examples/rtflash/case-study.toml");
@@ -109,15 +98,7 @@ impl Variant {
         setup.order = self.device;
         match model {
             Model::Chips => simulate(&setup).map_err(|e| e.to_string()),
-            Model::Ssd => {
-                let name = ts
-                    .platform
-                    .preset
-                    .as_deref()
-                    .ok_or("the platform names no preset")?;
-                let preset = Preset::load(name).map_err(|e| e.to_string())?;
-                simulate_on_device(&setup, &preset.device)
-            }
+            Model::Ssd => simulate_on_device(&setup, &ssd_model(ts)?),
         }
     }
 }

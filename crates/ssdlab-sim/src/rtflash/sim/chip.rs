@@ -49,7 +49,8 @@ pub struct GcRound {
 }
 
 /// How a chip orders the operations that have a deadline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum ChipOrder {
     /// Earliest deadline first: the framework's device, which the analysis
     /// assumes.

@@ -23,6 +23,7 @@ mod device;
 mod load;
 mod nrt;
 mod report;
+mod run;
 mod setup;
 mod slots;
 mod space;
@@ -30,6 +31,7 @@ mod space;
 mod tests;
 
 pub use report::{NrtOutcome, SimReport, TaskOutcome};
+pub use run::{run_task_set, ssd_model, Model, RunOptions, RunOutput, TaskRow};
 pub use setup::{setup_from, NrtPolicy};
 pub use space::OutOfSpace;
 

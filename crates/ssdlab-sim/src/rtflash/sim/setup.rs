@@ -9,7 +9,8 @@ use crate::rtflash::allocate::Allocation;
 use crate::rtflash::taskset::TaskSet;
 
 /// How the clusters serve NRT work.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum NrtPolicy {
     Background,
     Tbs,

@@ -1,0 +1,81 @@
+//! `ssdlab.rtflash_run`: a real-time task set allocated and simulated, as
+//! `ssdlab rtflash run --json` gives it.
+
+use super::to_py;
+use pyo3::prelude::*;
+use ssdlab_sim::error::InputError;
+use ssdlab_sim::rtflash::sim::{run_task_set, ChipOrder, Model, NrtPolicy, RunOptions};
+use ssdlab_sim::rtflash::{ApproachChoice, TaskSet};
+use std::path::PathBuf;
+
+/// One of `choices` by name, or the error naming the field and the choices.
+fn choose<T: Copy>(field: &str, name: &str, choices: &[(&str, T)]) -> Result<T, InputError> {
+    choices
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, v)| v)
+        .ok_or_else(|| {
+            let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+            InputError::invalid(
+                field,
+                format!("'{name}' is not one of {}", names.join(", ")),
+            )
+        })
+}
+
+/// Allocates the task set of the file `tasks` with `approach` and simulates
+/// it for `duration` seconds; returns `rtflash run --json`'s object.
+#[pyfunction]
+#[pyo3(signature = (tasks, approach="clustering", nrt="tbs", chip_order="edf", model="chips", duration=10.0, seed=1))]
+#[allow(clippy::too_many_arguments)]
+pub fn rtflash_run(
+    py: Python<'_>,
+    tasks: PathBuf,
+    approach: &str,
+    nrt: &str,
+    chip_order: &str,
+    model: &str,
+    duration: f64,
+    seed: u64,
+) -> PyResult<String> {
+    let options = || -> Result<RunOptions, InputError> {
+        if !(duration > 0.0 && duration <= 100_000.0) {
+            return Err(InputError::invalid(
+                "duration",
+                format!("{duration} s is outside (0, 100000]"),
+            ));
+        }
+        Ok(RunOptions {
+            approach: ApproachChoice::parse(approach)
+                .map_err(|m| InputError::invalid("approach", m))?,
+            nrt: choose(
+                "nrt",
+                nrt,
+                &[
+                    ("tbs", NrtPolicy::Tbs),
+                    ("background", NrtPolicy::Background),
+                ],
+            )?,
+            order: choose(
+                "chip_order",
+                chip_order,
+                &[("edf", ChipOrder::Edf), ("fifo", ChipOrder::Fifo)],
+            )?,
+            model: choose(
+                "model",
+                model,
+                &[("chips", Model::Chips), ("ssd", Model::Ssd)],
+            )?,
+            duration_ns: (duration * 1e9).round() as u64,
+            seed,
+        })
+    };
+    let options = options().map_err(to_py)?;
+    py.detach(move || {
+        let file = tasks.display().to_string();
+        let ts = TaskSet::load(&file)?;
+        let out = run_task_set(&ts, &options).map_err(|m| InputError::invalid(file, m))?;
+        Ok(serde_json::to_string(&out).expect("the run serializes"))
+    })
+    .map_err(to_py)
+}

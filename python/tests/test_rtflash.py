@@ -1,0 +1,56 @@
+"""``ssdlab.rtflash_run``: a real-time task set from Python, the same
+object as ``ssdlab rtflash run --json``, on the chip model and on the SSD
+model; bad input raises the CLI's message."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+import ssdlab
+
+
+def test_the_case_study_meets_its_deadlines_on_both_models(root):
+    case = root / "examples" / "rtflash" / "case-study.toml"
+    for model in ("chips", "ssd"):
+        r = ssdlab.rtflash_run(case, model=model, duration=2)
+        assert r["model"] == model and r["schedulable"]
+        assert [t["name"] for t in r["tasks"]] == ["big1", "big2", "small1", "small2"]
+        for t in r["tasks"]:
+            assert t["jobs"] >= 16 and t["read_misses"] == 0 and t["write_misses"] == 0
+        assert r["nrt"]["mb_per_s"] > 0
+
+
+def test_python_and_the_cli_give_the_same_object(root, ssdlab_bin):
+    case = root / "examples" / "rtflash" / "case-study.toml"
+    args = ["--approach", "full-isolation", "--nrt", "background", "--chip-order", "fifo",
+            "--model", "ssd", "--duration", "2", "--seed", "3"]
+    cli = subprocess.run([str(ssdlab_bin), "rtflash", "run", str(case), *args, "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    py = ssdlab.rtflash_run(case, approach="full-isolation", nrt="background",
+                            chip_order="fifo", model="ssd", duration=2, seed=3)
+    assert py == json.loads(cli)
+
+
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ({"approach": "nosuch"}, "approach"),
+        ({"nrt": "idle"}, "nrt: 'idle' is not one of tbs, background"),
+        ({"model": "disk"}, "model"),
+        ({"duration": 0}, "duration"),
+    ],
+)
+def test_bad_settings_raise_the_clis_message(root, settings, message):
+    case = root / "examples" / "rtflash" / "case-study.toml"
+    with pytest.raises(ssdlab.SsdlabError, match=message):
+        ssdlab.rtflash_run(case, **settings)
+
+
+def test_the_ssd_model_needs_a_preset_and_a_missing_file_is_named(root, tmp_path):
+    with pytest.raises(ssdlab.SsdlabError, match="preset"):
+        ssdlab.rtflash_run(root / "examples" / "rtflash" / "read-mostly.toml", model="ssd")
+    with pytest.raises(ssdlab.SsdlabError, match="nosuch.toml"):
+        ssdlab.rtflash_run(tmp_path / "nosuch.toml")
