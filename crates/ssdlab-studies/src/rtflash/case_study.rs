@@ -9,9 +9,7 @@
 use super::{Point, Row, StudyOptions, MODEL_REVISION};
 use ssdlab_sim::error::InputError;
 pub use ssdlab_sim::rtflash::sim::Model;
-use ssdlab_sim::rtflash::sim::{
-    setup_from, simulate, simulate_on_device, ssd_model, ChipOrder, NrtPolicy, SimReport,
-};
+use ssdlab_sim::rtflash::sim::{setup_from, simulate_on, ChipOrder, NrtPolicy, SimReport};
 use ssdlab_sim::rtflash::{allocate, Allocation, ApproachChoice, TaskSet};
 
 /// A case-study task set, as shipped in `examples/rtflash/`.
@@ -96,10 +94,7 @@ impl Variant {
     ) -> Result<SimReport, String> {
         let mut setup = setup_from(ts, alloc, self.nrt, seconds * 1_000_000_000, seed)?;
         setup.order = self.device;
-        match model {
-            Model::Chips => simulate(&setup).map_err(|e| e.to_string()),
-            Model::Ssd => simulate_on_device(&setup, &ssd_model(ts)?),
-        }
+        simulate_on(model, &setup, ts)
     }
 }
 

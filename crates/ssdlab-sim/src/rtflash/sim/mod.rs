@@ -31,17 +31,17 @@ mod space;
 mod tests;
 
 pub use report::{NrtOutcome, SimReport, TaskOutcome};
-pub use run::{run_task_set, ssd_model, Model, RunOptions, RunOutput, TaskRow};
+pub use run::{run_task_set, simulate_on, ssd_model, Model, RunOptions, RunOutput, TaskRow};
 pub use setup::{setup_from, NrtPolicy};
 pub use space::OutOfSpace;
 
 use super::platform::Platform;
 use super::taskset::{NrtArrival, NrtLoad};
-use super::tbs::TotalBandwidthServer;
 use crate::engine::{EventQueue, Ns};
 pub use chip::ChipOrder;
 use chip::{ChipQueue, GcRound, Op, OpKind, Running};
 pub use device::simulate_on_device;
+use nrt::NrtServers;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use slots::Slots;
@@ -105,14 +105,15 @@ enum Event {
 
 /// Who a job is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Owner {
+pub(super) enum Owner {
     Task(usize),
     Nrt,
 }
 
-/// An RT job or an NRT request: done when all its parts are.
-#[derive(Debug, Clone)]
-struct Job {
+/// An RT job or an NRT request: done when all its parts are (on the SSD
+/// model a part is one command).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Job {
     owner: Owner,
     release: Ns,
     pages: u64,
@@ -150,7 +151,7 @@ struct Sim<'a> {
     nrt_base: u64,
     cluster_of_chip: Vec<usize>,
     /// Each cluster's server (None: background service).
-    servers: Vec<Option<TotalBandwidthServer>>,
+    servers: NrtServers,
     /// Jobs and parts in flight.
     jobs: Slots<Job>,
     parts: Slots<Part>,
@@ -200,23 +201,13 @@ impl<'a> Sim<'a> {
             task_base,
             nrt_base,
             cluster_of_chip,
-            servers: s
-                .clusters
-                .iter()
-                .map(|c| match c.nrt {
-                    NrtService::Background => None,
-                    NrtService::Tbs { bandwidth_ppm } => {
-                        Some(TotalBandwidthServer::new(bandwidth_ppm))
-                    }
-                })
-                .collect(),
+            servers: NrtServers::new(s),
             jobs: Slots::new(),
             parts: Slots::new(),
             report: report::Collector::new(s),
             error: None,
             rt_open: 0,
-            host_serves_background: s.order == ChipOrder::Fifo
-                && s.clusters.iter().all(|c| c.nrt == NrtService::Background),
+            host_serves_background: nrt::host_serves_background(s),
             nrt_held: Default::default(),
         };
         sim.precondition(logical)?;

@@ -3,9 +3,10 @@
 //! each cluster's Total Bandwidth Server deadline.
 
 use super::load;
-use super::{Owner, Sim, SimCluster};
+use super::{ChipOrder, NrtService, Owner, Sim, SimCluster, SimSetup};
 use crate::engine::Ns;
 use crate::rtflash::platform::Platform;
+use crate::rtflash::tbs::TotalBandwidthServer;
 
 impl Sim<'_> {
     /// An NRT request arrives. An ordinary device has no background class,
@@ -49,24 +50,61 @@ impl Sim<'_> {
         }
         for (k, lpns) in by_cluster.iter().enumerate() {
             if !lpns.is_empty() {
-                let deadline = self.server_deadline(k, lpns.len() as u64, is_write, now);
+                let deadline = self
+                    .servers
+                    .deadline(self.s, k, lpns.len() as u64, is_write, now);
                 self.add_part(job, is_write, deadline, lpns, now);
             }
         }
     }
+}
 
-    /// The TBS deadline of an NRT part of `pages` pages on cluster `k`
-    /// (None: background service).
-    fn server_deadline(&mut self, k: usize, pages: u64, is_write: bool, now: Ns) -> Option<Ns> {
-        let demand = nrt_part_demand(&self.s.platform, &self.s.clusters[k], pages, is_write);
-        self.servers[k].as_mut()?.assign(now, demand)
+/// Each cluster's Total Bandwidth Server (None: the cluster serves NRT work
+/// in the background), as both models assign NRT deadlines.
+#[derive(Debug, Clone)]
+pub(super) struct NrtServers(Vec<Option<TotalBandwidthServer>>);
+
+impl NrtServers {
+    pub fn new(s: &SimSetup) -> Self {
+        NrtServers(
+            s.clusters
+                .iter()
+                .map(|c| match c.nrt {
+                    NrtService::Background => None,
+                    NrtService::Tbs { bandwidth_ppm } => {
+                        Some(TotalBandwidthServer::new(bandwidth_ppm))
+                    }
+                })
+                .collect(),
+        )
     }
+
+    /// The deadline of an NRT part of `pages` pages on cluster `k` arriving
+    /// at `now` (None: background service).
+    pub fn deadline(
+        &mut self,
+        s: &SimSetup,
+        k: usize,
+        pages: u64,
+        is_write: bool,
+        now: Ns,
+    ) -> Option<Ns> {
+        let demand = part_demand(&s.platform, &s.clusters[k], pages, is_write);
+        self.0[k].as_mut()?.assign(now, demand)
+    }
+}
+
+/// Whether background NRT service is the host's: an ordinary device knows
+/// no background class, so when no cluster has a server the host holds NRT
+/// requests while an RT job is open (BFQ's idle class).
+pub(super) fn host_serves_background(s: &SimSetup) -> bool {
+    s.order == ChipOrder::Fifo && s.clusters.iter().all(|c| c.nrt == NrtService::Background)
 }
 
 /// The per-chip demand of an NRT part of `pages` pages on cluster `c`, as
 /// its server charges it: the pages of its most loaded chip, and for
 /// writes the worst-case GC rounds they need.
-pub(super) fn nrt_part_demand(p: &Platform, c: &SimCluster, pages: u64, is_write: bool) -> Ns {
+fn part_demand(p: &Platform, c: &SimCluster, pages: u64, is_write: bool) -> Ns {
     let per_chip = pages.div_ceil(c.chips.len() as u64);
     if is_write {
         let rounds = per_chip.div_ceil(c.freed_pages_per_round.max(1));

@@ -4,7 +4,8 @@
 //! analysis' bound.
 
 use super::{
-    setup_from, simulate, simulate_on_device, ChipOrder, NrtOutcome, NrtPolicy, TaskOutcome,
+    setup_from, simulate, simulate_on_device, ChipOrder, NrtOutcome, NrtPolicy, SimReport,
+    SimSetup, TaskOutcome,
 };
 use crate::engine::Ns;
 use crate::preset::Preset;
@@ -68,10 +69,7 @@ pub fn run_task_set(ts: &TaskSet, o: &RunOptions) -> Result<RunOutput, String> {
     let alloc = allocate(ts, o.approach);
     let mut setup = setup_from(ts, &alloc, o.nrt, o.duration_ns, o.seed)?;
     setup.order = o.order;
-    let report = match o.model {
-        Model::Chips => simulate(&setup).map_err(|e| e.to_string())?,
-        Model::Ssd => simulate_on_device(&setup, &ssd_model(ts)?)?,
-    };
+    let report = simulate_on(o.model, &setup, ts)?;
     let tasks = report
         .tasks
         .into_iter()
@@ -95,6 +93,14 @@ pub fn run_task_set(ts: &TaskSet, o: &RunOptions) -> Result<RunOutput, String> {
         gc_rounds: report.gc_rounds,
         gc_copied_pages: report.gc_copied_pages,
     })
+}
+
+/// Simulates `setup` (made from `ts`) on `model`.
+pub fn simulate_on(model: Model, setup: &SimSetup, ts: &TaskSet) -> Result<SimReport, String> {
+    match model {
+        Model::Chips => simulate(setup).map_err(|e| e.to_string()),
+        Model::Ssd => simulate_on_device(setup, &ssd_model(ts)?),
+    }
 }
 
 /// The SSD model of the task set's platform: its preset.

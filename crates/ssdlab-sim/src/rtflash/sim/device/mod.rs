@@ -254,16 +254,16 @@ fn place(
         .iter()
         .map(|c| c.chips.len() as u32)
         .collect();
+    // `cluster_tables` gave every range what its cluster needs; the
+    // preset's rounding of the shares must not have taken any of it.
+    let need = needs(setup);
     let mut used = Vec::with_capacity(ranges.len());
     let mut nrt_base = Vec::with_capacity(ranges.len());
     for (k, &(start, end)) in ranges.iter().enumerate() {
-        let nrt_here = nrt_pages.div_ceil(m) * u64::from(cluster_chips[k]);
-        let need = next[k] + nrt_here.min(nrt_pages);
-        if need > u64::from(end) {
+        if u64::from(start) + need[k] > u64::from(end) {
             return Err(format!(
-                "cluster {k} (chips {:?}) needs {} logical pages for its tasks and its NRT share, but its chips hold {} on preset '{}'",
-                setup.clusters[k].chips,
-                need - u64::from(start),
+                "cluster {k}: {} logical pages needed, {} in its range on preset '{}'",
+                need[k],
                 end - start,
                 cfg.name
             ));

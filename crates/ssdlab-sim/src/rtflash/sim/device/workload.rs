@@ -5,35 +5,19 @@
 //! figures as the chip model's (`report::Collector`).
 
 use super::super::load;
-use super::super::nrt::nrt_part_demand;
+use super::super::nrt::{host_serves_background, NrtServers};
 use super::super::report::Collector;
 use super::super::slots::Slots;
-use super::super::{ChipOrder, NrtService, SimReport, SimSetup};
+use super::super::{Job, Owner, SimReport, SimSetup};
 use super::Placement;
 use crate::engine::Ns;
 use crate::kernel::{Ctx, Device, WorkEvent, Workload};
 use crate::rtflash::taskset::NrtArrival;
-use crate::rtflash::tbs::TotalBandwidthServer;
 use crate::ssd::device::{Dir, IoCommand, IoCompletion};
 use crate::ssd::ids::Lpn;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
-
-#[derive(Debug, Clone, Copy)]
-enum Owner {
-    Task(usize),
-    Nrt,
-}
-
-/// An RT job or an NRT request: done when all its commands are.
-#[derive(Debug, Clone, Copy)]
-struct Job {
-    owner: Owner,
-    release: Ns,
-    pages: u64,
-    commands_left: u32,
-}
 
 /// A command in flight: its job, direction and deadline.
 #[derive(Debug, Clone, Copy)]
@@ -50,7 +34,7 @@ pub(super) struct RtOnSsd<'a> {
     jobs: Slots<Job>,
     /// Indexed by command id; a finished command's id is reused.
     commands: Slots<Command>,
-    servers: Vec<Option<TotalBandwidthServer>>,
+    servers: NrtServers,
     report: Collector,
     /// RT jobs released and not yet finished; NRT requests in flight.
     rt_open: u32,
@@ -73,22 +57,12 @@ impl<'a> RtOnSsd<'a> {
             rng: ChaCha8Rng::seed_from_u64(s.seed),
             jobs: Slots::new(),
             commands: Slots::new(),
-            servers: s
-                .clusters
-                .iter()
-                .map(|c| match c.nrt {
-                    NrtService::Background => None,
-                    NrtService::Tbs { bandwidth_ppm } => {
-                        Some(TotalBandwidthServer::new(bandwidth_ppm))
-                    }
-                })
-                .collect(),
+            servers: NrtServers::new(s),
             report: Collector::new(s),
             rt_open: 0,
             nrt_open: 0,
             wakes_pending: 0,
-            host_serves_background: s.order == ChipOrder::Fifo
-                && s.clusters.iter().all(|c| c.nrt == NrtService::Background),
+            host_serves_background: host_serves_background(s),
             nrt_held: VecDeque::new(),
             error: None,
         }
@@ -113,7 +87,7 @@ impl<'a> RtOnSsd<'a> {
             owner,
             release,
             pages,
-            commands_left: 0,
+            parts_left: 0,
         })
     }
 
@@ -132,7 +106,7 @@ impl<'a> RtOnSsd<'a> {
             deadline,
         };
         let id = self.commands.insert(command) as u64;
-        self.jobs[job].commands_left += 1;
+        self.jobs[job].parts_left += 1;
         let page_size = u64::from(cx.device().info().page_size);
         let cmd = IoCommand {
             id,
@@ -197,9 +171,9 @@ impl<'a> RtOnSsd<'a> {
         let now = cx.now();
         for (k, run) in runs.into_iter().enumerate() {
             let Some(run) = run else { continue };
-            let c = &self.s.clusters[k];
-            let demand = nrt_part_demand(&self.s.platform, c, u64::from(run.1), is_write);
-            let deadline = self.servers[k].as_mut().and_then(|s| s.assign(now, demand));
+            let deadline = self
+                .servers
+                .deadline(self.s, k, u64::from(run.1), is_write, now);
             self.submit(job, run, is_write, deadline, cx);
         }
     }
@@ -252,8 +226,8 @@ impl Workload for RtOnSsd<'_> {
             let missed = cmd.deadline.is_some_and(|d| c.time > d);
             self.report.rt_part(task, cmd.is_write, missed);
         }
-        job.commands_left -= 1;
-        if job.commands_left > 0 {
+        job.parts_left -= 1;
+        if job.parts_left > 0 {
             return;
         }
         let job = *job;
