@@ -1,14 +1,24 @@
-//! `ssdlab calibrate TARGETS.toml`: fits preset keys to measured figures
-//! (docs/calibration.md, "Fitting a preset: `ssdlab calibrate`").
+//! `ssdlab calibrate [TARGETS.toml]`: fits preset keys to measured figures
+//! (docs/calibration.md, "Fitting a preset: `ssdlab calibrate`"); without a
+//! file, to the K2 study's figures of both occupancies.
 
 use ssdlab_sim::error::InputError;
 use ssdlab_studies::calibrate::{self, Calibration, FitOptions};
 use std::path::{Path, PathBuf};
 
+/// The name of the built-in targets.
+const BUILT_IN: &str = "k2";
+
 #[derive(clap::Args)]
 pub struct Args {
     /// The targets file: starting preset, keys with ranges, targets.
-    targets: PathBuf,
+    /// Default: `k2`, the built-in targets (every figure of the K2 study,
+    /// both occupancies, four keys of consumer-tlc-250g).
+    targets: Option<PathBuf>,
+    /// Print the targets as a targets file (a starting point for your own)
+    /// and exit.
+    #[arg(long)]
+    print: bool,
     /// Where fitted.toml, residuals.md and the run cache go.
     #[arg(long, default_value = "out/calibrate")]
     out: PathBuf,
@@ -27,7 +37,22 @@ pub fn run(a: Args) -> Result<(), InputError> {
             "must be at least 1",
         ));
     }
-    let cal = Calibration::load(&a.targets)?;
+    let (cal, source) = match &a.targets {
+        // `k2` names the built-in set unless a file of that name exists.
+        Some(path) if path.as_os_str() != BUILT_IN || path.exists() => {
+            (Calibration::load(path)?, path.display().to_string())
+        }
+        _ => (
+            Calibration::new(calibrate::k2_targets(), Path::new("."), BUILT_IN)?,
+            "the built-in K2 targets".to_string(),
+        ),
+    };
+    if a.print {
+        let text = toml::to_string(&cal.file)
+            .map_err(|e| InputError::invalid("--print", e.to_string()))?;
+        print!("{text}");
+        return Ok(());
+    }
     let opts = FitOptions {
         cache_dir: a.out.join("cache"),
         threads: a.jobs,
@@ -45,7 +70,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
     let report = format!(
         "# Calibration of {} from {}\n\nFitted keys:\n\n```toml\n{values}```\n\nCost (weighted squared relative errors): {:.6}\n\n{table}",
         cal.file.device,
-        a.targets.display(),
+        source,
         fitted.cost
     );
     write_atomically(&a.out.join("fitted.toml"), &fitted.preset_toml)?;

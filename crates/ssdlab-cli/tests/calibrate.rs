@@ -87,6 +87,10 @@ fn bad_targets_files_are_refused_with_the_field() {
         (format!("{head}{param}[[target]]\njob = \"w.fio\"\nmetric = \"bw_mbs\"\nvalue = -1\n"), "value"),
         (format!("{head}{param}[[target]]\njob = \"missing.fio\"\nmetric = \"bw_mbs\"\nvalue = 1\n"), "missing.fio"),
         (format!("{head}{param}{target}colour = 3\n"), "colour"),
+        (format!("{head}{param}[[target]]\njob = \"w.fio\"\nmetric = \"bw_mbs\"\nvalue = [5, 4]\n"), "target[0].value"),
+        (format!("{head}{param}{target}runtime_s = 0\n"), "target[0].runtime_s"),
+        (format!("{head}{param}[[target]]\njob = \"k2-study:trim\"\nmetric = \"bw_mbs\"\nvalue = 1\n"), "k2-study:trim"),
+        (format!("{head}{param}[[target]]\njob = \"w.fio\"\nmetric = \"drop_s\"\njob_name = \"w\"\nvalue = 1\n"), "job_name"),
         (format!("{head}{param}"), "targets.toml"),
     ] {
         let path = dir.join("targets.toml");
@@ -97,5 +101,72 @@ fn bad_targets_files_are_refused_with_the_field() {
         assert!(err.contains(needle), "{needle} in {err}");
         assert!(!out.join("fitted.toml").exists(), "{body}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn without_a_file_the_k2_studys_figures_of_both_occupancies_are_the_targets() {
+    let (code, out, err) = ssdlab(&["calibrate", "--print"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.matches("[[target]]").count(), 44, "{out}");
+    assert_eq!(out.matches("occupancy = 100.0").count(), 13, "{out}");
+    assert!(out.contains("value = [256.0, 288.0]"), "{out}");
+    assert!(out.contains("metric = \"drop_s\""), "{out}");
+    assert!(out.contains("runtime_s = 150"), "{out}");
+    // The printed set is a targets file: it reads back (and prints the same).
+    let dir = scratch("print");
+    let path = dir.join("k2.toml");
+    std::fs::write(&path, &out).unwrap();
+    let (code, again, err) = ssdlab(&["calibrate", path.to_str().unwrap(), "--print"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(again, out);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn targets_that_read_one_run_share_it() {
+    let dir = scratch("share");
+    let bw = measured_bw_mbs(&dir);
+    // Bandwidth, IOPS and a latency of one run, and the bandwidth again
+    // 10 ms longer: two runs per evaluation, whatever the targets.
+    let text = format!(
+        "device = \"seed004\"\n[[param]]\nkey = \"timing.program_ns\"\nmin = 100000\nmax = 600000\n\
+         [[target]]\njob = \"w.fio\"\nmetric = \"bw_mbs\"\nvalue = [{lo}, {hi}]\n\
+         [[target]]\njob = \"w.fio\"\nmetric = \"mean_us\"\njob_name = \"w\"\nvalue = 1000\nweight = 0.001\n\
+         [[target]]\njob = \"w.fio\"\nmetric = \"iops\"\nvalue = {iops}\nweight = 0.001\n\
+         [[target]]\njob = \"w.fio\"\nruntime_s = 1\nmetric = \"bw_mbs\"\nvalue = {bw}\nweight = 0.001\n",
+        lo = bw * 0.99,
+        hi = bw * 1.01,
+        iops = bw * 1e6 / 4096.0,
+    );
+    let targets = dir.join("targets.toml");
+    std::fs::write(&targets, text).unwrap();
+    let out = dir.join("out");
+    let (code, report, err) = ssdlab(&[
+        "calibrate",
+        targets.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--max-iters",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let evaluations: usize = err
+        .rsplit("evaluation ")
+        .next()
+        .and_then(|s| s.split(',').next())
+        .and_then(|n| n.trim().parse().ok())
+        .expect("progress line");
+    let runs: usize = report
+        .split("; ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("runs computed");
+    assert!(
+        runs <= 2 * evaluations,
+        "{runs} runs for {evaluations} evaluations\n{report}"
+    );
+    assert!(report.contains("w.fio none 0% 1s bw_mbs"), "{report}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,32 +1,29 @@
-//! `ssdlab calibrate`: fits preset keys to measured figures. A targets file
-//! names the starting preset, the keys to fit with their ranges, and the
-//! targets (a job file run with a scheduler at an occupancy, a metric, the
-//! value measured on the real drive and a weight). A Nelder–Mead search
-//! (the `argmin` crate) over the keys, scaled to the unit cube, minimises
-//! the weighted sum of squared relative errors. Every run is a study point
-//! in the cache (`point.rs`), so a killed fit resumes where it stopped.
+//! The targets file of `ssdlab calibrate`: the starting preset, the keys
+//! to fit with their ranges, and the figures measured on the drive (a job
+//! run with a scheduler at an occupancy, a metric, the value or range
+//! measured, a weight). Read, checked field by field, with its job files
+//! loaded (from disk, or built in: `k2-study:<op>`, the K2 study's jobs).
 
-use crate::cache::Cache;
 use crate::point::{PointFigures, PointSpec};
 use crate::setup::PointParams;
-use argmin::core::{CostFunction, Error};
-use rayon::prelude::*;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::preset::Preset;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+
+/// The prefix of a built-in job: `k2-study:read` is the K2 study's
+/// sequential-read job file (examples/k2/read.fio).
+const K2_JOB: &str = "k2-study:";
 
 /// A targets file as written.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TargetsFile {
     /// The starting preset (a name or a TOML file).
     pub device: String,
     /// A host file, or `k2-study`; default: the preset's own.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
     #[serde(default = "one")]
     pub seed: u64,
@@ -41,7 +38,7 @@ fn one() -> u64 {
 }
 
 /// A preset key to fit and its range.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Param {
     /// A dotted preset key, e.g. `timing.program_ns`.
@@ -50,16 +47,21 @@ pub struct Param {
     pub max: f64,
     /// Where the search starts (default: the preset's own value), so that
     /// a guess needs no edited copy of the preset.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<f64>,
 }
 
 /// One measured figure to reproduce.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Target {
-    /// A fio job file, relative to the targets file.
+    /// A fio job file, relative to the targets file, or a built-in one
+    /// (`k2-study:read`, `:randread`, `:write`, `:randwrite`).
     pub job: PathBuf,
+    /// Run every job of the file this long, in seconds (replaces the
+    /// file's `runtime`); default: the file's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime_s: Option<u64>,
     #[serde(default = "none")]
     pub scheduler: String,
     /// Percent of the logical space holding data.
@@ -69,9 +71,11 @@ pub struct Target {
     pub precondition: String,
     pub metric: Metric,
     /// The job whose latency a latency metric reads.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job_name: Option<String>,
-    pub value: f64,
+    /// What the drive measured: a value, or a range `[low, high]` that
+    /// counts as met anywhere inside.
+    pub value: TargetValue,
     #[serde(default = "unit")]
     pub weight: f64,
 }
@@ -86,8 +90,59 @@ fn unit() -> f64 {
     1.0
 }
 
+/// A measured value, or a range of values the drive gave (a paper that
+/// states "256–288 MB/s" for several points).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum TargetValue {
+    One(f64),
+    Range([f64; 2]),
+}
+
+impl TargetValue {
+    pub fn low(self) -> f64 {
+        match self {
+            TargetValue::One(v) => v,
+            TargetValue::Range([low, _]) => low,
+        }
+    }
+
+    pub fn high(self) -> f64 {
+        match self {
+            TargetValue::One(v) => v,
+            TargetValue::Range([_, high]) => high,
+        }
+    }
+
+    /// The relative distance of `measured` from the value or the range
+    /// (0 inside a range).
+    pub fn relative_error(self, measured: f64) -> f64 {
+        if measured < self.low() {
+            (measured - self.low()) / self.low()
+        } else if measured > self.high() {
+            (measured - self.high()) / self.high()
+        } else {
+            0.0
+        }
+    }
+
+    fn is_valid(self) -> bool {
+        let (low, high) = (self.low(), self.high());
+        low.is_finite() && high.is_finite() && low > 0.0 && low <= high
+    }
+}
+
+impl std::fmt::Display for TargetValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            TargetValue::One(v) => write!(f, "{v:.4}"),
+            TargetValue::Range([low, high]) => write!(f, "{low:.4}–{high:.4}"),
+        }
+    }
+}
+
 /// What a target measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Metric {
     /// All jobs' bandwidth, MB/s.
@@ -100,6 +155,10 @@ pub enum Metric {
     P999Us,
     /// A job's mean completion latency, µs.
     MeanUs,
+    /// The second at which the total bandwidth drops sharply and stays
+    /// low (as `reproduce k2` reports it for the full drive's random
+    /// writes); a run without such a drop counts as dropping at its end.
+    DropS,
 }
 
 impl Metric {
@@ -111,14 +170,15 @@ impl Metric {
             Metric::Waf => "waf",
             Metric::P999Us => "p999_us",
             Metric::MeanUs => "mean_us",
+            Metric::DropS => "drop_s",
         }
     }
 
-    fn per_job(self) -> bool {
+    pub(super) fn per_job(self) -> bool {
         matches!(self, Metric::P999Us | Metric::MeanUs)
     }
 
-    fn read(self, f: &PointFigures, job: Option<&str>) -> Option<f64> {
+    pub(super) fn read(self, f: &PointFigures, job: Option<&str>) -> Option<f64> {
         let j = || f.job(job?);
         Some(match self {
             Metric::BwMbs => f.bw_mbs,
@@ -126,6 +186,8 @@ impl Metric {
             Metric::Waf => f.waf,
             Metric::P999Us => j()?.clat_p999_us,
             Metric::MeanUs => j()?.clat_mean_us,
+            Metric::DropS => crate::k2::figures::timeseries::drop_second(&f.per_second)
+                .map_or(f.sim_seconds, |s| s as f64),
         })
     }
 }
@@ -195,8 +257,17 @@ impl Calibration {
         let mut jobs = Vec::new();
         for (i, t) in file.targets.iter().enumerate() {
             let field = format!("target[{i}]");
-            if !(t.value.is_finite() && t.value > 0.0) {
-                return Err(bad(format!("{field}.value"), "must be positive".into()));
+            if !t.value.is_valid() {
+                return Err(bad(
+                    format!("{field}.value"),
+                    "must be positive (a range: [low, high] with low ≤ high)".into(),
+                ));
+            }
+            if t.runtime_s == Some(0) {
+                return Err(bad(
+                    format!("{field}.runtime_s"),
+                    "must be at least 1".into(),
+                ));
             }
             if !(t.weight.is_finite() && t.weight > 0.0) {
                 return Err(bad(format!("{field}.weight"), "must be positive".into()));
@@ -204,13 +275,15 @@ impl Calibration {
             if t.metric.per_job() != t.job_name.is_some() {
                 return Err(bad(
                     format!("{field}.job_name"),
-                    "a latency metric needs job_name; bw_mbs, iops and waf take none".into(),
+                    "a latency metric needs job_name; bw_mbs, iops, waf and drop_s take none"
+                        .into(),
                 ));
             }
-            let path = base.join(&t.job);
-            let job_name = path.display().to_string();
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| InputError::invalid(&job_name, e.to_string()))?;
+            let (job_name, text) = job_file(base, &t.job, &format!("{name}: {field}.job"))?;
+            let text = match t.runtime_s {
+                Some(s) => with_runtime(&text, s),
+                None => text,
+            };
             jobs.push((job_name, text));
         }
         let cal = Calibration { file, jobs, start };
@@ -262,7 +335,7 @@ impl Calibration {
     }
 
     /// Target `i`'s point with the keys at `x`.
-    fn point(&self, i: usize, x: &[f64]) -> Result<PointSpec, InputError> {
+    pub(super) fn point(&self, i: usize, x: &[f64]) -> Result<PointSpec, InputError> {
         let t = &self.file.targets[i];
         let (job_name, job) = &self.jobs[i];
         PointParams {
@@ -309,166 +382,100 @@ fn get_dotted(table: &toml::Table, key: &str) -> Option<(f64, bool)> {
     None
 }
 
-/// One target's outcome at the fitted keys.
-#[derive(Debug, Clone)]
-pub struct Residual {
-    pub label: String,
-    pub measured: f64,
-    pub target: f64,
-    pub weight: f64,
-}
-
-impl Residual {
-    pub fn relative_error(&self) -> f64 {
-        (self.measured - self.target) / self.target
+/// A target's job file: a built-in one (`k2-study:<op>`), or a file
+/// relative to the targets file. The name labels errors and reports.
+fn job_file(base: &Path, job: &Path, field: &str) -> Result<(String, String), InputError> {
+    let given = job.display().to_string();
+    if let Some(op) = given.strip_prefix(K2_JOB) {
+        return match op {
+            "read" | "randread" | "write" | "randwrite" => {
+                Ok((given.clone(), crate::k2::grid::job_text(op).to_string()))
+            }
+            _ => Err(InputError::invalid(
+                field,
+                format!("no built-in job '{given}' (k2-study:read, :randread, :write, :randwrite)"),
+            )),
+        };
     }
+    let path = base.join(job);
+    let name = path.display().to_string();
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| InputError::invalid(&name, e.to_string()))?;
+    Ok((name, text))
 }
 
-/// The fit's result.
-pub struct Fitted {
-    pub values: Vec<(String, toml::Value)>,
-    pub residuals: Vec<Residual>,
-    pub cost: f64,
-    /// Runs computed (not from the cache).
-    pub runs: usize,
-    pub preset_toml: String,
-}
-
-/// Search options.
-pub struct FitOptions {
-    pub cache_dir: PathBuf,
-    pub threads: usize,
-    pub max_iters: u64,
-}
-
-/// Runs the search. `progress` hears each evaluation: how many so far and
-/// the best cost yet.
-pub fn fit(
-    cal: &Calibration,
-    opts: &FitOptions,
-    progress: &(dyn Fn(usize, f64) + Sync),
-) -> Result<Fitted, InputError> {
-    let cache_err = |e: std::io::Error| {
-        InputError::invalid(opts.cache_dir.display().to_string(), e.to_string())
-    };
-    let cache = Cache::open(&opts.cache_dir).map_err(cache_err)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads.max(1))
-        .build()
-        .map_err(|e| InputError::invalid("--jobs", e.to_string()))?;
-    let problem = Objective {
-        cal,
-        cache: &cache,
-        pool: &pool,
-        runs: AtomicUsize::new(0),
-        evaluations: AtomicUsize::new(0),
-        best: Mutex::new(f64::INFINITY),
-        progress,
-    };
-    let best = crate::unit_search::minimise(&problem, cal.start_point(), opts.max_iters, 1e-6)
-        .map_err(|m| InputError::invalid("calibrate", m))?;
-    let residuals = problem.residuals(&best)?;
-    let values = cal.values(&best);
-    let preset = Preset::load_with(&cal.file.device, &values)?;
-    Ok(Fitted {
-        cost: cost_of(&residuals),
-        residuals,
-        runs: problem.runs.load(Ordering::Relaxed),
-        preset_toml: preset
-            .to_toml()
-            .map_err(|m| InputError::invalid("calibrate", m))?,
-        values,
-    })
-}
-
-fn cost_of(residuals: &[Residual]) -> f64 {
-    residuals
-        .iter()
-        .map(|r| r.weight * r.relative_error().powi(2))
-        .sum()
-}
-
-struct Objective<'a> {
-    cal: &'a Calibration,
-    cache: &'a Cache,
-    pool: &'a rayon::ThreadPool,
-    runs: AtomicUsize,
-    evaluations: AtomicUsize,
-    best: Mutex<f64>,
-    progress: &'a (dyn Fn(usize, f64) + Sync),
-}
-
-impl Objective<'_> {
-    /// Every target at `x`, its points run in parallel or read from the
-    /// cache.
-    fn residuals(&self, x: &[f64]) -> Result<Vec<Residual>, InputError> {
-        let n = self.cal.file.targets.len();
-        self.pool.install(|| {
-            (0..n)
-                .into_par_iter()
-                .with_max_len(1)
-                .map(|i| self.residual(i, x))
-                .collect()
-        })
-    }
-
-    fn residual(&self, i: usize, x: &[f64]) -> Result<Residual, InputError> {
-        let t = &self.cal.file.targets[i];
-        let spec = self.cal.point(i, x)?;
-        let (figures, fresh): (PointFigures, bool) =
-            self.cache.get_or_compute(&spec.config(), || spec.run())?;
-        if fresh {
-            self.runs.fetch_add(1, Ordering::Relaxed);
+/// The job file with every job running `seconds`: each `runtime` line goes,
+/// and every job section (not `[global]`) gets its own, which fio lets win
+/// over the global one.
+fn with_runtime(text: &str, seconds: u64) -> String {
+    let mut out = String::with_capacity(text.len() + 64);
+    for line in text.lines() {
+        let key = line.split('=').next().unwrap_or("").trim();
+        if key == "runtime" {
+            continue;
         }
-        let measured = t
-            .metric
-            .read(&figures, t.job_name.as_deref())
-            .ok_or_else(|| InputError::invalid(&spec.job_name, "the job ran no I/O"))?;
-        Ok(Residual {
-            label: format!(
-                "{} {} {}% {}{}",
-                t.job.display(),
-                t.scheduler,
-                t.occupancy,
-                t.metric.name(),
-                t.job_name
-                    .as_deref()
-                    .map_or(String::new(), |j| format!(" ({j})"))
-            ),
-            measured,
-            target: t.value,
-            weight: t.weight,
-        })
-    }
-}
-
-impl CostFunction for &Objective<'_> {
-    type Param = Vec<f64>;
-    type Output = f64;
-
-    fn cost(&self, x: &Vec<f64>) -> Result<f64, Error> {
-        let cost = cost_of(&self.residuals(x)?);
-        let n = self.evaluations.fetch_add(1, Ordering::Relaxed) + 1;
-        let mut best = self.best.lock().expect("not poisoned");
-        *best = best.min(cost);
-        (self.progress)(n, *best);
-        Ok(cost)
-    }
-}
-
-/// The residuals as a markdown table.
-pub fn residuals_markdown(f: &Fitted) -> String {
-    let mut out =
-        String::from("| target | measured | wanted | error | weight |\n|---|---|---|---|---|\n");
-    for r in &f.residuals {
-        out.push_str(&format!(
-            "| {} | {:.4} | {:.4} | {:+.1}% | {} |\n",
-            r.label,
-            r.measured,
-            r.target,
-            100.0 * r.relative_error(),
-            r.weight
-        ));
+        out.push_str(line);
+        out.push('\n');
+        let header = line.trim();
+        if header.starts_with('[') && header.ends_with(']') && header != "[global]" {
+            out.push_str(&format!("runtime={seconds}s\n"));
+        }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_runtime_replaces_the_files_in_every_job() {
+        let text = "[global]\nruntime=100s\ntime_based\n[a]\nrw=read\n[b]\nruntime=5s\n";
+        let out = with_runtime(text, 150);
+        assert_eq!(
+            out,
+            "[global]\ntime_based\n[a]\nruntime=150s\nrw=read\n[b]\nruntime=150s\n"
+        );
+    }
+
+    #[test]
+    fn a_range_is_met_anywhere_inside_and_measured_from_its_nearer_end() {
+        let r = TargetValue::Range([256.0, 288.0]);
+        assert_eq!(r.relative_error(270.0), 0.0);
+        assert!((r.relative_error(320.0) - 32.0 / 288.0).abs() < 1e-12);
+        assert!((r.relative_error(128.0) + 0.5).abs() < 1e-12);
+        assert_eq!(TargetValue::One(10.0).relative_error(12.0), 0.2);
+        assert!(!TargetValue::Range([5.0, 4.0]).is_valid());
+        assert!(!TargetValue::One(0.0).is_valid());
+    }
+
+    #[test]
+    fn drop_s_is_the_second_of_the_sustained_fall_or_the_runs_end() {
+        let figures = |series: Vec<(u64, u64, u64)>| PointFigures {
+            jobs: vec![],
+            bw_mbs: 1.0,
+            iops: 1.0,
+            waf: 1.0,
+            gc_invocations: 0,
+            gc_pages_moved: 0,
+            erases: 0,
+            sim_seconds: series.len() as f64,
+            per_second: series,
+        };
+        let fall: Vec<_> = (0..60u64)
+            .map(|s| (s, if s < 35 { 300 } else { 50 }, 1))
+            .collect();
+        assert_eq!(Metric::DropS.read(&figures(fall), None), Some(35.0));
+        let flat: Vec<_> = (0..60u64).map(|s| (s, 300, 1)).collect();
+        assert_eq!(Metric::DropS.read(&figures(flat), None), Some(60.0));
+    }
+
+    #[test]
+    fn the_built_in_jobs_are_the_k2_studys_and_others_are_refused() {
+        let (name, text) = job_file(Path::new("."), Path::new("k2-study:randwrite"), "f").unwrap();
+        assert_eq!(name, "k2-study:randwrite");
+        assert!(text.contains("rw=randwrite"));
+        let e = job_file(Path::new("."), Path::new("k2-study:trim"), "f").unwrap_err();
+        assert!(e.to_string().contains("k2-study:trim"), "{e}");
+    }
 }

@@ -1,0 +1,218 @@
+//! `ssdlab calibrate`: fits preset keys to measured figures. A targets file
+//! (`targets.rs`; the K2 study's figures are built in, `k2.rs`) names the
+//! starting preset, the keys to fit with their ranges, and the targets. A
+//! Nelder–Mead search (the `argmin` crate) over the keys, scaled to the
+//! unit cube, minimises the weighted sum of squared relative errors. Every
+//! run is a study point in the cache (`point.rs`), so a killed fit resumes
+//! where it stopped, and targets that read the same run share it.
+
+mod k2;
+mod targets;
+
+pub use k2::k2_targets;
+pub use targets::{Calibration, Metric, Param, Target, TargetValue, TargetsFile};
+
+use crate::cache::Cache;
+use crate::point::PointFigures;
+use argmin::core::{CostFunction, Error};
+use rayon::prelude::*;
+use ssdlab_sim::error::InputError;
+use ssdlab_sim::preset::Preset;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// One target's outcome at the fitted keys.
+#[derive(Debug, Clone)]
+pub struct Residual {
+    pub label: String,
+    pub measured: f64,
+    pub target: TargetValue,
+    pub weight: f64,
+}
+
+impl Residual {
+    pub fn relative_error(&self) -> f64 {
+        self.target.relative_error(self.measured)
+    }
+}
+
+/// The fit's result.
+pub struct Fitted {
+    pub values: Vec<(String, toml::Value)>,
+    pub residuals: Vec<Residual>,
+    pub cost: f64,
+    /// Runs computed (not from the cache).
+    pub runs: usize,
+    pub preset_toml: String,
+}
+
+/// Search options.
+pub struct FitOptions {
+    pub cache_dir: PathBuf,
+    pub threads: usize,
+    pub max_iters: u64,
+}
+
+/// Runs the search. `progress` hears each evaluation: how many so far and
+/// the best cost yet.
+pub fn fit(
+    cal: &Calibration,
+    opts: &FitOptions,
+    progress: &(dyn Fn(usize, f64) + Sync),
+) -> Result<Fitted, InputError> {
+    let cache_err = |e: std::io::Error| {
+        InputError::invalid(opts.cache_dir.display().to_string(), e.to_string())
+    };
+    let cache = Cache::open(&opts.cache_dir).map_err(cache_err)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads.max(1))
+        .build()
+        .map_err(|e| InputError::invalid("--jobs", e.to_string()))?;
+    let problem = Objective {
+        cal,
+        cache: &cache,
+        pool: &pool,
+        runs: AtomicUsize::new(0),
+        evaluations: AtomicUsize::new(0),
+        best: Mutex::new(f64::INFINITY),
+        progress,
+    };
+    let best = crate::unit_search::minimise(&problem, cal.start_point(), opts.max_iters, 1e-6)
+        .map_err(|m| InputError::invalid("calibrate", m))?;
+    let residuals = problem.residuals(&best)?;
+    let values = cal.values(&best);
+    let preset = Preset::load_with(&cal.file.device, &values)?;
+    Ok(Fitted {
+        cost: cost_of(&residuals),
+        residuals,
+        runs: problem.runs.load(Ordering::Relaxed),
+        preset_toml: preset
+            .to_toml()
+            .map_err(|m| InputError::invalid("calibrate", m))?,
+        values,
+    })
+}
+
+fn cost_of(residuals: &[Residual]) -> f64 {
+    residuals
+        .iter()
+        .map(|r| r.weight * r.relative_error().powi(2))
+        .sum()
+}
+
+struct Objective<'a> {
+    cal: &'a Calibration,
+    cache: &'a Cache,
+    pool: &'a rayon::ThreadPool,
+    runs: AtomicUsize,
+    evaluations: AtomicUsize,
+    best: Mutex<f64>,
+    progress: &'a (dyn Fn(usize, f64) + Sync),
+}
+
+impl Objective<'_> {
+    /// Every target at `x`. Targets that read the same run (two metrics
+    /// of one job file, scheduler and occupancy) share it; the distinct
+    /// runs go in parallel or come from the cache.
+    fn residuals(&self, x: &[f64]) -> Result<Vec<Residual>, InputError> {
+        let n = self.cal.file.targets.len();
+        let specs = (0..n)
+            .map(|i| self.cal.point(i, x))
+            .collect::<Result<Vec<_>, _>>()?;
+        let configs: Vec<String> = specs.iter().map(|s| s.config().to_string()).collect();
+        // The first target of each distinct run.
+        let first: Vec<usize> = (0..n)
+            .map(|i| configs.iter().position(|c| *c == configs[i]).expect("own"))
+            .collect();
+        let distinct: Vec<usize> = (0..n).filter(|&i| first[i] == i).collect();
+        let figures: Vec<PointFigures> = self.pool.install(|| {
+            distinct
+                .par_iter()
+                .with_max_len(1)
+                .map(|&i| self.run(&specs[i]))
+                .collect::<Result<_, _>>()
+        })?;
+        (0..n)
+            .map(|i| {
+                let k = distinct.binary_search(&first[i]).expect("distinct");
+                self.residual(i, &specs[i].job_name, &figures[k])
+            })
+            .collect()
+    }
+
+    fn run(&self, spec: &crate::point::PointSpec) -> Result<PointFigures, InputError> {
+        let (figures, fresh): (PointFigures, bool) =
+            self.cache.get_or_compute(&spec.config(), || spec.run())?;
+        if fresh {
+            self.runs.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(figures)
+    }
+
+    fn residual(
+        &self,
+        i: usize,
+        job: &str,
+        figures: &PointFigures,
+    ) -> Result<Residual, InputError> {
+        let t = &self.cal.file.targets[i];
+        let measured = t
+            .metric
+            .read(figures, t.job_name.as_deref())
+            .ok_or_else(|| InputError::invalid(job, "the job ran no I/O"))?;
+        Ok(Residual {
+            label: target_label(t),
+            measured,
+            target: t.value,
+            weight: t.weight,
+        })
+    }
+}
+
+/// How the residuals table names a target.
+fn target_label(t: &Target) -> String {
+    let runtime = t.runtime_s.map_or(String::new(), |s| format!(" {s}s"));
+    let job = t
+        .job_name
+        .as_deref()
+        .map_or(String::new(), |j| format!(" ({j})"));
+    format!(
+        "{} {} {}%{runtime} {}{job}",
+        t.job.display(),
+        t.scheduler,
+        t.occupancy,
+        t.metric.name()
+    )
+}
+
+impl CostFunction for &Objective<'_> {
+    type Param = Vec<f64>;
+    type Output = f64;
+
+    fn cost(&self, x: &Vec<f64>) -> Result<f64, Error> {
+        let cost = cost_of(&self.residuals(x)?);
+        let n = self.evaluations.fetch_add(1, Ordering::Relaxed) + 1;
+        let mut best = self.best.lock().expect("not poisoned");
+        *best = best.min(cost);
+        (self.progress)(n, *best);
+        Ok(cost)
+    }
+}
+
+/// The residuals as a markdown table.
+pub fn residuals_markdown(f: &Fitted) -> String {
+    let mut out =
+        String::from("| target | measured | wanted | error | weight |\n|---|---|---|---|---|\n");
+    for r in &f.residuals {
+        out.push_str(&format!(
+            "| {} | {:.4} | {} | {:+.1}% | {} |\n",
+            r.label,
+            r.measured,
+            r.target,
+            100.0 * r.relative_error(),
+            r.weight
+        ));
+    }
+    out
+}
