@@ -96,13 +96,13 @@ fn default_job_name() -> String {
 fn default_device() -> String {
     "consumer-tlc-250g".into()
 }
-fn default_scheduler() -> String {
+pub(crate) fn default_scheduler() -> String {
     "none".into()
 }
-fn default_precondition() -> String {
+pub(crate) fn default_precondition() -> String {
     "auto".into()
 }
-fn default_seed() -> u64 {
+pub(crate) fn default_seed() -> u64 {
     1
 }
 

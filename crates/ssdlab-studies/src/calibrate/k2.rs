@@ -37,11 +37,8 @@ pub fn k2_targets() -> TargetsFile {
     }
     // "Bandwidth and IOPS drop sharply about 50 s into the run" [paper]:
     // about, so 40–60 s.
-    targets.push(Target {
-        metric: Metric::DropS,
-        value: TargetValue::Range([40.0, 60.0]),
-        ..target_for("randwrite", "none", "full")
-    });
+    let drop = TargetValue::Range([40.0, 60.0]);
+    targets.push(target_at("randwrite", "none", "full", Metric::DropS, drop));
     TargetsFile {
         device: "consumer-tlc-250g".into(),
         host: Some("k2-study".into()),
@@ -61,31 +58,27 @@ pub fn k2_targets() -> TargetsFile {
 
 /// One paper figure at one point.
 fn target(t: &paper::Target, label: &str, occupancy: &str) -> Target {
-    let (metric, job_name, weight) = match t.metric {
-        PaperMetric::BwMbs => (Metric::BwMbs, None, 1.0),
-        PaperMetric::P999Us => (Metric::P999Us, Some("rt".to_string()), TAIL_WEIGHT),
+    let metric = match t.metric {
+        PaperMetric::BwMbs => Metric::BwMbs,
+        PaperMetric::P999Us => Metric::P999Us,
     };
     let value = if t.low == t.high {
         TargetValue::One(t.low)
     } else {
         TargetValue::Range([t.low, t.high])
     };
-    Target {
-        metric,
-        job_name,
-        weight,
-        value,
-        ..target_for(t.op, label, occupancy)
-    }
+    target_at(t.op, label, occupancy, metric, value)
 }
 
-/// The run of one point of the study: its job, scheduler and drive state.
-fn target_for(op: &str, label: &str, occupancy: &str) -> Target {
+/// `metric` of the study's run of one point: its job, scheduler and drive
+/// state. A latency is the RT task's, at half a bandwidth's weight.
+fn target_at(op: &str, label: &str, occupancy: &str, metric: Metric, value: TargetValue) -> Target {
     let scheduler = match label.strip_prefix("K2-") {
         Some(bound) => format!("k2:max_inflight={bound}"),
         None => "none".into(),
     };
     let full = occupancy == "full";
+    let latency = metric == Metric::P999Us;
     Target {
         job: PathBuf::from(format!("k2-study:{op}")),
         runtime_s: full.then_some(Plan::QUICK.full_runtime_s),
@@ -94,10 +87,10 @@ fn target_for(op: &str, label: &str, occupancy: &str) -> Target {
         // Every logical page written in order, the spare free (the study's
         // full drive; `auto` would run it to GC's steady state).
         precondition: "fill".into(),
-        metric: Metric::BwMbs,
-        job_name: None,
-        value: TargetValue::One(1.0),
-        weight: 1.0,
+        metric,
+        job_name: latency.then(|| "rt".to_string()),
+        value,
+        weight: if latency { TAIL_WEIGHT } else { 1.0 },
     }
 }
 

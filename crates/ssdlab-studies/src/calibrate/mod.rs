@@ -18,6 +18,7 @@ use argmin::core::{CostFunction, Error};
 use rayon::prelude::*;
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::preset::Preset;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -120,24 +121,27 @@ impl Objective<'_> {
         let specs = (0..n)
             .map(|i| self.cal.point(i, x))
             .collect::<Result<Vec<_>, _>>()?;
-        let configs: Vec<String> = specs.iter().map(|s| s.config().to_string()).collect();
-        // The first target of each distinct run.
-        let first: Vec<usize> = (0..n)
-            .map(|i| configs.iter().position(|c| *c == configs[i]).expect("own"))
+        // Each target's run among the distinct ones, in order of first use.
+        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut distinct = Vec::new();
+        let run_of: Vec<usize> = specs
+            .iter()
+            .map(|spec| {
+                *index.entry(spec.config().to_string()).or_insert_with(|| {
+                    distinct.push(spec);
+                    distinct.len() - 1
+                })
+            })
             .collect();
-        let distinct: Vec<usize> = (0..n).filter(|&i| first[i] == i).collect();
         let figures: Vec<PointFigures> = self.pool.install(|| {
             distinct
                 .par_iter()
                 .with_max_len(1)
-                .map(|&i| self.run(&specs[i]))
+                .map(|spec| self.run(spec))
                 .collect::<Result<_, _>>()
         })?;
         (0..n)
-            .map(|i| {
-                let k = distinct.binary_search(&first[i]).expect("distinct");
-                self.residual(i, &specs[i].job_name, &figures[k])
-            })
+            .map(|i| self.residual(i, &specs[i].job_name, &figures[run_of[i]]))
             .collect()
     }
 

@@ -5,7 +5,7 @@
 //! loaded (from disk, or built in: `k2-study:<op>`, the K2 study's jobs).
 
 use crate::point::{PointFigures, PointSpec};
-use crate::setup::PointParams;
+use crate::setup::{default_precondition, default_scheduler, default_seed, PointParams};
 use serde::{Deserialize, Serialize};
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::preset::Preset;
@@ -25,16 +25,12 @@ pub struct TargetsFile {
     /// A host file, or `k2-study`; default: the preset's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
-    #[serde(default = "one")]
+    #[serde(default = "default_seed")]
     pub seed: u64,
     #[serde(rename = "param")]
     pub params: Vec<Param>,
     #[serde(rename = "target")]
     pub targets: Vec<Target>,
-}
-
-fn one() -> u64 {
-    1
 }
 
 /// A preset key to fit and its range.
@@ -62,12 +58,12 @@ pub struct Target {
     /// file's `runtime`); default: the file's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtime_s: Option<u64>,
-    #[serde(default = "none")]
+    #[serde(default = "default_scheduler")]
     pub scheduler: String,
     /// Percent of the logical space holding data.
     #[serde(default)]
     pub occupancy: f64,
-    #[serde(default = "auto")]
+    #[serde(default = "default_precondition")]
     pub precondition: String,
     pub metric: Metric,
     /// The job whose latency a latency metric reads.
@@ -80,12 +76,6 @@ pub struct Target {
     pub weight: f64,
 }
 
-fn none() -> String {
-    "none".into()
-}
-fn auto() -> String {
-    "auto".into()
-}
 fn unit() -> f64 {
     1.0
 }
@@ -115,15 +105,9 @@ impl TargetValue {
     }
 
     /// The relative distance of `measured` from the value or the range
-    /// (0 inside a range).
+    /// (0 inside a range), as `reproduce k2`'s report measures its errors.
     pub fn relative_error(self, measured: f64) -> f64 {
-        if measured < self.low() {
-            (measured - self.low()) / self.low()
-        } else if measured > self.high() {
-            (measured - self.high()) / self.high()
-        } else {
-            0.0
-        }
+        crate::k2::paper::range_error(self.low(), self.high(), measured)
     }
 
     fn is_valid(self) -> bool {

@@ -83,10 +83,17 @@ pub fn targets(occupancy: &str) -> &'static [Target] {
 /// Relative distance of `value` from the target's value or range, in %
 /// (0 inside a range).
 pub fn error_pct(target: &Target, value: f64) -> f64 {
-    if value < target.low {
-        (value - target.low) / target.low * 100.0
-    } else if value > target.high {
-        (value - target.high) / target.high * 100.0
+    range_error(target.low, target.high, value) * 100.0
+}
+
+/// Relative distance of `value` from `[low, high]`, measured from the
+/// nearer end (0 inside); also `calibrate`'s error, so that a fit and the
+/// study's report agree.
+pub fn range_error(low: f64, high: f64, value: f64) -> f64 {
+    if value < low {
+        (value - low) / low
+    } else if value > high {
+        (value - high) / high
     } else {
         0.0
     }
