@@ -1,6 +1,7 @@
 //! `ssdlab calibrate [TARGETS.toml]`: fits preset keys to measured figures
 //! (docs/calibration.md, "Fitting a preset: `ssdlab calibrate`"); without a
-//! file, to the K2 study's figures of both occupancies.
+//! file, to the K2 study's figures of both occupancies and the data
+//! sheet's.
 
 use ssdlab_sim::error::InputError;
 use ssdlab_studies::calibrate::{self, Calibration, FitOptions};
@@ -13,12 +14,17 @@ const BUILT_IN: &str = "k2";
 pub struct Args {
     /// The targets file: starting preset, keys with ranges, targets.
     /// Default: `k2`, the built-in targets (every figure of the K2 study,
-    /// both occupancies, four keys of consumer-tlc-250g).
+    /// both occupancies, and of the drive's data sheet; four keys of
+    /// consumer-tlc-250g).
     targets: Option<PathBuf>,
     /// Print the targets as a targets file (a starting point for your own)
     /// and exit.
     #[arg(long)]
     print: bool,
+    /// Run the targets at the keys' starting values and write the
+    /// residuals, without a search: how far the preset is from the figures.
+    #[arg(long, conflicts_with = "print")]
+    evaluate: bool,
     /// Where fitted.toml, residuals.md and the run cache go.
     #[arg(long, default_value = "out/calibrate")]
     out: PathBuf,
@@ -43,8 +49,8 @@ pub fn run(a: Args) -> Result<(), InputError> {
             (Calibration::load(path)?, path.display().to_string())
         }
         _ => (
-            Calibration::new(calibrate::k2_targets(), Path::new("."), BUILT_IN)?,
-            "the built-in K2 targets".to_string(),
+            Calibration::new(calibrate::builtin_targets(), Path::new("."), BUILT_IN)?,
+            "the built-in targets (the K2 study and the data sheet)".to_string(),
         ),
     };
     if a.print {
@@ -58,19 +64,25 @@ pub fn run(a: Args) -> Result<(), InputError> {
         threads: a.jobs,
         max_iters: a.max_iters,
     };
-    let progress =
-        |n: usize, best: f64| eprint!("\rcalibrate: evaluation {n}, best cost {best:.6}   ");
-    let fitted = calibrate::fit(&cal, &opts, &progress)?;
-    eprintln!();
+    let fitted = if a.evaluate {
+        calibrate::evaluate(&cal, &opts)?
+    } else {
+        let progress =
+            |n: usize, best: f64| eprint!("\rcalibrate: evaluation {n}, best cost {best:.6}   ");
+        let fitted = calibrate::fit(&cal, &opts, &progress)?;
+        eprintln!();
+        fitted
+    };
     let table = calibrate::residuals_markdown(&fitted);
     let mut values = String::new();
     for (k, v) in &fitted.values {
         values.push_str(&format!("{k} = {v}\n"));
     }
     let report = format!(
-        "# Calibration of {} from {}\n\nFitted keys:\n\n```toml\n{values}```\n\nCost (weighted squared relative errors): {:.6}\n\n{table}",
+        "# Calibration of {} from {}\n\n{}:\n\n```toml\n{values}```\n\nCost (weighted squared relative errors): {:.6}\n\n{table}",
         cal.file.device,
         source,
+        if a.evaluate { "Keys at their starting values (no search)" } else { "Fitted keys" },
         fitted.cost
     );
     write_atomically(&a.out.join("fitted.toml"), &fitted.preset_toml)?;

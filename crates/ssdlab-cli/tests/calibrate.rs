@@ -91,6 +91,10 @@ fn bad_targets_files_are_refused_with_the_field() {
         (format!("{head}{param}{target}runtime_s = 0\n"), "target[0].runtime_s"),
         (format!("{head}{param}[[target]]\njob = \"k2-study:trim\"\nmetric = \"bw_mbs\"\nvalue = 1\n"), "k2-study:trim"),
         (format!("{head}{param}[[target]]\njob = \"w.fio\"\nmetric = \"drop_s\"\njob_name = \"w\"\nvalue = 1\n"), "job_name"),
+        (format!("{head}{param}[[target]]\njob = \"w.fio\"\nmetric = \"cache_gb\"\njob_name = \"w\"\nvalue = 1\n"), "job_name"),
+        (format!("{head}{param}[[target]]\njob = \"w.fio\"\nmetric = \"iops\"\njob_name = \"nope\"\nvalue = 1\n"), "target[0].job_name"),
+        (format!("{head}{param}[[target]]\njob = \"datasheet:trim\"\nmetric = \"bw_mbs\"\nvalue = 1\n"), "datasheet:trim"),
+        (format!("{head}{param}[[target]]\njob = \"w.fio\"\nhost = \"no-such-host.toml\"\nmetric = \"bw_mbs\"\nvalue = 1\n"), "no-such-host.toml"),
         (format!("{head}{param}"), "targets.toml"),
     ] {
         let path = dir.join("targets.toml");
@@ -105,10 +109,13 @@ fn bad_targets_files_are_refused_with_the_field() {
 }
 
 #[test]
-fn without_a_file_the_k2_studys_figures_of_both_occupancies_are_the_targets() {
+fn without_a_file_the_k2_studys_and_the_data_sheets_figures_are_the_targets() {
     let (code, out, err) = ssdlab(&["calibrate", "--print"]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(out.matches("[[target]]").count(), 44, "{out}");
+    // 44 of the K2 study, 6 of the data sheet on the preset's own host.
+    assert_eq!(out.matches("[[target]]").count(), 50, "{out}");
+    assert_eq!(out.matches("job = \"datasheet:").count(), 6, "{out}");
+    assert_eq!(out.matches("host = \"preset\"").count(), 6, "{out}");
     assert_eq!(out.matches("occupancy = 100.0").count(), 13, "{out}");
     assert!(out.contains("value = [256.0, 288.0]"), "{out}");
     assert!(out.contains("metric = \"drop_s\""), "{out}");
@@ -168,5 +175,55 @@ fn targets_that_read_one_run_share_it() {
         "{runs} runs for {evaluations} evaluations\n{report}"
     );
     assert!(report.contains("w.fio none 0% 1s bw_mbs"), "{report}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_data_sheet_targets_measure_what_validate_datasheet_prints() {
+    let (code, all, err) = ssdlab(&["calibrate", "--print"]);
+    assert_eq!(code, 0, "{err}");
+    // The printed data-sheet targets alone, with one key to evaluate at.
+    let first = all.find("job = \"datasheet:").expect("data-sheet targets");
+    let start = all[..first].rfind("[[target]]").unwrap();
+    let text = format!(
+        "device = \"consumer-tlc-250g\"\nhost = \"k2-study\"\n[[param]]\nkey = \"timing.program_ns\"\n\
+         min = 1000000\nmax = 3000000\n{}",
+        &all[start..]
+    );
+    let dir = scratch("datasheet");
+    let targets = dir.join("datasheet.toml");
+    std::fs::write(&targets, text).unwrap();
+    let out = dir.join("out");
+    let args = [
+        "calibrate",
+        targets.to_str().unwrap(),
+        "--evaluate",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let (code, report, err) = ssdlab(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(report.contains("timing.program_ns = 1950000"), "{report}");
+    let (code, json, err) = ssdlab(&["validate", "datasheet", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let measured: Vec<f64> = report
+        .lines()
+        .filter(|l| l.starts_with("| datasheet:"))
+        .map(|l| l.split('|').nth(2).unwrap().trim().parse().unwrap())
+        .collect();
+    let validated: Vec<f64> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["simulated"].as_f64().unwrap())
+        .collect();
+    assert_eq!(measured.len(), 6, "{report}");
+    for (m, v) in measured.iter().zip(&validated) {
+        assert!(
+            (m - v).abs() <= 1e-4 * v.abs().max(1.0),
+            "{m} vs {v}\n{report}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

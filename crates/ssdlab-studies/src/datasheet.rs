@@ -10,10 +10,12 @@
 //! to 9 GB "intelligent"); random read 250 K IOPS and random write 550 K IOPS
 //! at QD 32 × 4 threads.
 
+use crate::calibrate::Metric;
+use crate::point::PointFigures;
 use rayon::prelude::*;
 use serde::Serialize;
 use ssdlab_sim::error::InputError;
-use ssdlab_sim::experiment::fio_run::{self, RunResult, RunSetup};
+use ssdlab_sim::experiment::fio_run::{self, RunSetup};
 use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::device::precondition::PreconditionMode;
 
@@ -40,23 +42,22 @@ pub const KNOWN: [&str; 1] = ["consumer-tlc-250g"];
 /// past a 13 GB buffer at the post-buffer speed).
 const SUSTAINED_SECONDS: u64 = 40;
 
-/// One data-sheet figure: its label, unit, vendor value and what to read
-/// from the run.
-struct Measure {
-    figure: &'static str,
-    unit: &'static str,
-    vendor: f64,
-    measure: fn(&RunResult) -> f64,
+/// One data-sheet figure: the run it is read from, its label and unit, the
+/// vendor's value, and the metric (of the named job's, or of all jobs)
+/// that measures it — the same metric a `calibrate` target names.
+#[derive(Debug, Clone, Copy)]
+pub struct Figure {
+    pub run: &'static str,
+    pub figure: &'static str,
+    pub unit: &'static str,
+    pub vendor: f64,
+    pub metric: Metric,
+    pub job_name: Option<&'static str>,
 }
 
-/// A run of the data sheet: a job on a drive this full, and the figures
-/// read from it.
-struct DatasheetRun {
-    name: &'static str,
-    job: String,
-    occupancy: f64,
-    measures: Vec<Measure>,
-}
+/// The runs of the data sheet, by name (`calibrate`'s `datasheet:<run>`
+/// jobs).
+pub const RUNS: [&str; 5] = ["seqread", "seqwrite", "sustained", "randread", "randwrite"];
 
 /// The test file the read and random-write runs work on, GiB: written
 /// sequentially just before (as CrystalDiskMark and IOmeter prepare
@@ -86,55 +87,110 @@ fn on_test_file(name: &str, rw: &str, bs: &str, numjobs: u32, seconds: u64) -> S
     format!("{GLOBAL}[prep]\nrw=write\nbs=128k\nsize={size}\n\n{measured}stonewall\n")
 }
 
-/// The measured jobs' reports (the test file's preparation left out).
-fn measured(r: &RunResult) -> impl Iterator<Item = &ssdlab_metrics::stats::JobReport> {
-    r.stats
-        .iter()
-        .map(|s| &s.report)
-        .filter(|rep| rep.jobname != "prep")
+/// The job file of a data-sheet run, run on a fresh drive (occupancy 0,
+/// written in order) under `none` and the preset's own host.
+pub fn job_text(run: &str) -> Option<String> {
+    Some(match run {
+        "seqread" => on_test_file(run, "read", "128k", 1, 2),
+        "seqwrite" => job(run, "write", "128k", 1, 1, "100%"),
+        "sustained" => job(run, "write", "128k", 1, SUSTAINED_SECONDS, "100%"),
+        "randread" => on_test_file(run, "randread", "4k", 4, 2),
+        "randwrite" => on_test_file(run, "randwrite", "4k", 4, 2),
+        _ => return None,
+    })
 }
 
-fn mb_per_s(r: &RunResult) -> f64 {
-    measured(r)
-        .map(|rep| (rep.read.bw_bytes() + rep.write.bw_bytes()) as f64 / 1e6)
-        .sum()
+/// The data sheet's figures, in its order. The measured job's own
+/// bandwidth or IOPS leaves the test file's preparation out.
+pub fn figures() -> Vec<Figure> {
+    let f = |run, figure, unit, vendor, metric, job_name| Figure {
+        run,
+        figure,
+        unit,
+        vendor,
+        metric,
+        job_name,
+    };
+    vec![
+        f(
+            "seqread",
+            "sequential read, 128 KiB, QD 32 (2 GiB test file)",
+            "MB/s",
+            3500.0,
+            Metric::BwMbs,
+            Some("seqread"),
+        ),
+        f(
+            "seqwrite",
+            "sequential write, 128 KiB, QD 32, inside TurboWrite (fresh drive)",
+            "MB/s",
+            2300.0,
+            Metric::BwMbs,
+            Some("seqwrite"),
+        ),
+        f(
+            "sustained",
+            "sequential write after TurboWrite is used up (fresh drive)",
+            "MB/s",
+            400.0,
+            Metric::AfterCacheMbs,
+            None,
+        ),
+        f(
+            "sustained",
+            "TurboWrite buffer, as the sustained write sees it (fresh drive)",
+            "GB",
+            13.0,
+            Metric::CacheGb,
+            None,
+        ),
+        f(
+            "randread",
+            "random read, 4 KiB, QD 32 × 4 jobs (2 GiB test file)",
+            "IOPS",
+            250_000.0,
+            Metric::Iops,
+            Some("randread"),
+        ),
+        f(
+            "randwrite",
+            "random write, 4 KiB, QD 32 × 4 jobs (2 GiB test file)",
+            "IOPS",
+            550_000.0,
+            Metric::Iops,
+            Some("randwrite"),
+        ),
+    ]
 }
 
-fn iops(r: &RunResult) -> f64 {
-    measured(r)
-        .map(|rep| rep.read.iops() + rep.write.iops())
-        .sum()
-}
-
-/// Bytes written per simulated second, all jobs.
-fn per_second_bytes(r: &RunResult) -> Vec<u64> {
+/// A run's bytes per simulated second, every second from 0 (seconds
+/// without I/O as 0).
+fn dense_bytes(per_second: &[(u64, u64, u64)]) -> Vec<u64> {
     let mut out: Vec<u64> = Vec::new();
-    for sampler in r.stats.iter().flat_map(|s| &s.samplers) {
-        for (sec, bytes, _) in sampler.per_second_series() {
-            let i = sec as usize;
-            if out.len() <= i {
-                out.resize(i + 1, 0);
-            }
-            out[i] += bytes;
+    for &(sec, bytes, _) in per_second {
+        let i = sec as usize;
+        if out.len() <= i {
+            out.resize(i + 1, 0);
         }
+        out[i] += bytes;
     }
     out
 }
 
-/// The sustained write's speed after the buffer: the mean of its last
-/// five seconds, MB/s.
-fn after_buffer_mbs(r: &RunResult) -> f64 {
-    let s = per_second_bytes(r);
+/// A sustained write's speed after its cache: the mean of its last five
+/// seconds before the last (which may be cut short), MB/s.
+pub fn after_cache_mbs(per_second: &[(u64, u64, u64)]) -> f64 {
+    let s = dense_bytes(per_second);
     let tail = &s[s.len().saturating_sub(6)..s.len().saturating_sub(1)];
     tail.iter().sum::<u64>() as f64 / tail.len().max(1) as f64 / 1e6
 }
 
-/// The buffer's size as the writes see it: bytes written before the
-/// per-second bandwidth first falls below the midpoint of the first
-/// second's and the last five seconds', GB.
-fn buffer_gb(r: &RunResult) -> f64 {
-    let s = per_second_bytes(r);
-    let (Some(&first), after) = (s.first(), after_buffer_mbs(r) * 1e6) else {
+/// A write cache's size as a sustained write sees it: the bytes written
+/// before the per-second bandwidth first falls below the midpoint of the
+/// first second's and the after-cache speed, GB.
+pub fn cache_gb(per_second: &[(u64, u64, u64)]) -> f64 {
+    let s = dense_bytes(per_second);
+    let (Some(&first), after) = (s.first(), after_cache_mbs(per_second) * 1e6) else {
         return 0.0;
     };
     let mid = (first as f64 + after) / 2.0;
@@ -142,86 +198,17 @@ fn buffer_gb(r: &RunResult) -> f64 {
     s[..fall].iter().sum::<u64>() as f64 / 1e9
 }
 
-fn one(
-    figure: &'static str,
-    unit: &'static str,
-    vendor: f64,
-    measure: fn(&RunResult) -> f64,
-) -> Vec<Measure> {
-    vec![Measure {
-        figure,
-        unit,
-        vendor,
-        measure,
-    }]
-}
-
-fn runs() -> Vec<DatasheetRun> {
-    vec![
-        DatasheetRun {
-            name: "seqread",
-            job: on_test_file("seqread", "read", "128k", 1, 2),
-            occupancy: 0.0,
-            measures: one(
-                "sequential read, 128 KiB, QD 32 (2 GiB test file)",
-                "MB/s",
-                3500.0,
-                mb_per_s,
-            ),
-        },
-        DatasheetRun {
-            name: "seqwrite",
-            job: job("seqwrite", "write", "128k", 1, 1, "100%"),
-            occupancy: 0.0,
-            measures: one(
-                "sequential write, 128 KiB, QD 32, inside TurboWrite (fresh drive)",
-                "MB/s",
-                2300.0,
-                mb_per_s,
-            ),
-        },
-        DatasheetRun {
-            name: "sustained",
-            job: job("sustained", "write", "128k", 1, SUSTAINED_SECONDS, "100%"),
-            occupancy: 0.0,
-            measures: vec![
-                Measure {
-                    figure: "sequential write after TurboWrite is used up (fresh drive)",
-                    unit: "MB/s",
-                    vendor: 400.0,
-                    measure: after_buffer_mbs,
-                },
-                Measure {
-                    figure: "TurboWrite buffer, as the sustained write sees it (fresh drive)",
-                    unit: "GB",
-                    vendor: 13.0,
-                    measure: buffer_gb,
-                },
-            ],
-        },
-        DatasheetRun {
-            name: "randread",
-            job: on_test_file("randread", "randread", "4k", 4, 2),
-            occupancy: 0.0,
-            measures: one(
-                "random read, 4 KiB, QD 32 × 4 jobs (2 GiB test file)",
-                "IOPS",
-                250_000.0,
-                iops,
-            ),
-        },
-        DatasheetRun {
-            name: "randwrite",
-            job: on_test_file("randwrite", "randwrite", "4k", 4, 2),
-            occupancy: 0.0,
-            measures: one(
-                "random write, 4 KiB, QD 32 × 4 jobs (2 GiB test file)",
-                "IOPS",
-                550_000.0,
-                iops,
-            ),
-        },
-    ]
+/// How a data-sheet run is set up on `preset`.
+pub fn setup(preset: &Preset, seed: u64) -> RunSetup {
+    RunSetup {
+        device: preset.device.clone(),
+        host: preset.host.clone(),
+        scheduler: "none".into(),
+        occupancy: 0.0,
+        precondition: PreconditionMode::Fill,
+        seed,
+        check: false,
+    }
 }
 
 /// Runs the data-sheet jobs on `preset` (under `none`, the preset's own
@@ -239,62 +226,46 @@ pub fn run(preset_name: &str, seed: u64, threads: usize) -> Result<Vec<Row>, Inp
             ),
         ));
     }
-    let mut runs = runs();
+    let mut runs = RUNS.to_vec();
     // The longest first, so that the others fill the second thread.
-    runs.sort_by_key(|r| r.name != "sustained");
+    runs.sort_by_key(|r| *r != "sustained");
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
         .build()
         .map_err(|e| InputError::invalid("--jobs", e.to_string()))?;
-    pool.install(|| {
+    let figures_of_runs: Vec<(&str, PointFigures)> = pool.install(|| {
         runs.par_iter()
             .with_max_len(1)
-            .map(|f| {
-                let jobfile = ssdlab_fio::parse_str(&f.job, f.name, &|_| None)
-                    .map_err(|e| InputError::invalid(f.name, e.to_string()))?;
-                let setup = RunSetup {
-                    device: preset.device.clone(),
-                    host: preset.host.clone(),
-                    scheduler: "none".into(),
-                    occupancy: f.occupancy,
-                    precondition: PreconditionMode::Fill,
-                    seed,
-                    check: false,
-                };
-                let res = fio_run::run(&jobfile, &setup, None)?;
-                Ok(f.measures
-                    .iter()
-                    .map(|m| {
-                        let simulated = (m.measure)(&res);
-                        let ratio = simulated / m.vendor;
-                        Row {
-                            figure: m.figure,
-                            unit: m.unit,
-                            vendor: m.vendor,
-                            simulated,
-                            ratio,
-                            within: (ratio - 1.0).abs() <= TOLERANCE,
-                        }
-                    })
-                    .collect::<Vec<Row>>())
+            .map(|&name| {
+                let text = job_text(name).expect("a data-sheet run");
+                let jobfile = ssdlab_fio::parse_str(&text, name, &|_| None)
+                    .map_err(|e| InputError::invalid(name, e.to_string()))?;
+                let res = fio_run::run(&jobfile, &setup(&preset, seed), None)?;
+                Ok((name, PointFigures::of(&res)))
             })
-            .collect::<Result<Vec<Vec<Row>>, InputError>>()
-    })
-    .map(|groups| {
-        let mut rows: Vec<Row> = groups.into_iter().flatten().collect();
-        // The data sheet's order, whatever order the runs finished in.
-        let order: Vec<&str> = runs_order();
-        rows.sort_by_key(|r| order.iter().position(|f| *f == r.figure));
-        rows
-    })
-}
-
-/// The figures in the data sheet's order.
-fn runs_order() -> Vec<&'static str> {
-    runs()
+            .collect::<Result<_, InputError>>()
+    })?;
+    // The data sheet's order, whatever order the runs finished in.
+    Ok(figures()
         .iter()
-        .flat_map(|r| r.measures.iter().map(|m| m.figure))
-        .collect()
+        .map(|f| {
+            let run = &figures_of_runs
+                .iter()
+                .find(|(n, _)| *n == f.run)
+                .expect("run")
+                .1;
+            let simulated = f.metric.read(run, f.job_name).unwrap_or(0.0);
+            let ratio = simulated / f.vendor;
+            Row {
+                figure: f.figure,
+                unit: f.unit,
+                vendor: f.vendor,
+                simulated,
+                ratio,
+                within: (ratio - 1.0).abs() <= TOLERANCE,
+            }
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -303,9 +274,11 @@ mod tests {
 
     #[test]
     fn job_texts_parse() {
-        for r in runs() {
-            ssdlab_fio::parse_str(&r.job, r.name, &|_| None).unwrap();
+        for r in RUNS {
+            ssdlab_fio::parse_str(&job_text(r).unwrap(), r, &|_| None).unwrap();
         }
+        assert!(figures().iter().all(|f| RUNS.contains(&f.run)));
+        assert!(job_text("trim").is_none());
     }
 
     #[test]

@@ -81,6 +81,7 @@ fn target_at(op: &str, label: &str, occupancy: &str, metric: Metric, value: Targ
     let latency = metric == Metric::P999Us;
     Target {
         job: PathBuf::from(format!("k2-study:{op}")),
+        host: None,
         runtime_s: full.then_some(Plan::QUICK.full_runtime_s),
         scheduler,
         occupancy: if full { 100.0 } else { 50.0 },

@@ -6,9 +6,11 @@
 //! run is a study point in the cache (`point.rs`), so a killed fit resumes
 //! where it stopped, and targets that read the same run share it.
 
+mod datasheet;
 mod k2;
 mod targets;
 
+pub use datasheet::datasheet_targets;
 pub use k2::k2_targets;
 pub use targets::{Calibration, Metric, Param, Target, TargetValue, TargetsFile};
 
@@ -22,6 +24,14 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+
+/// The built-in targets: the K2 study's figures of both occupancies on
+/// its host, and the data sheet's on the preset's own host.
+pub fn builtin_targets() -> TargetsFile {
+    let mut file = k2_targets();
+    file.targets.extend(datasheet_targets());
+    file
+}
 
 /// One target's outcome at the fitted keys.
 #[derive(Debug, Clone)]
@@ -62,6 +72,26 @@ pub fn fit(
     opts: &FitOptions,
     progress: &(dyn Fn(usize, f64) + Sync),
 ) -> Result<Fitted, InputError> {
+    with_objective(cal, opts, progress, |problem| {
+        crate::unit_search::minimise(problem, cal.start_point(), opts.max_iters, 1e-6)
+            .map_err(|m| InputError::invalid("calibrate", m))
+    })
+}
+
+/// The targets at the keys' starting values, without a search: how far a
+/// preset is from the figures.
+pub fn evaluate(cal: &Calibration, opts: &FitOptions) -> Result<Fitted, InputError> {
+    with_objective(cal, opts, &|_, _| {}, |_| Ok(cal.start_point()))
+}
+
+/// Builds the objective over the cache, lets `search` find a point, and
+/// reports the residuals and preset there.
+fn with_objective(
+    cal: &Calibration,
+    opts: &FitOptions,
+    progress: &(dyn Fn(usize, f64) + Sync),
+    search: impl FnOnce(&Objective) -> Result<Vec<f64>, InputError>,
+) -> Result<Fitted, InputError> {
     let cache_err = |e: std::io::Error| {
         InputError::invalid(opts.cache_dir.display().to_string(), e.to_string())
     };
@@ -79,8 +109,7 @@ pub fn fit(
         best: Mutex::new(f64::INFINITY),
         progress,
     };
-    let best = crate::unit_search::minimise(&problem, cal.start_point(), opts.max_iters, 1e-6)
-        .map_err(|m| InputError::invalid("calibrate", m))?;
+    let best = search(&problem)?;
     let residuals = problem.residuals(&best)?;
     let values = cal.values(&best);
     let preset = Preset::load_with(&cal.file.device, &values)?;

@@ -16,6 +16,13 @@ use std::path::{Path, PathBuf};
 /// sequential-read job file (examples/k2/read.fio).
 const K2_JOB: &str = "k2-study:";
 
+/// The prefix of a data-sheet run's job file (`datasheet:sustained`),
+/// as `validate datasheet` runs it.
+const DATASHEET_JOB: &str = "datasheet:";
+
+/// A target's `host` that names the preset's own `[host]`.
+pub const PRESET_HOST: &str = "preset";
+
 /// A targets file as written.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -52,8 +59,14 @@ pub struct Param {
 #[serde(deny_unknown_fields)]
 pub struct Target {
     /// A fio job file, relative to the targets file, or a built-in one
-    /// (`k2-study:read`, `:randread`, `:write`, `:randwrite`).
+    /// (`k2-study:read`, `:randread`, `:write`, `:randwrite`;
+    /// `datasheet:seqread`, `:seqwrite`, `:sustained`, `:randread`,
+    /// `:randwrite`).
     pub job: PathBuf,
+    /// This run's host: a host file, `k2-study`, or `preset` (the preset's
+    /// own `[host]`); default: the file's `host`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// Run every job of the file this long, in seconds (replaces the
     /// file's `runtime`); default: the file's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -129,9 +142,9 @@ impl std::fmt::Display for TargetValue {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Metric {
-    /// All jobs' bandwidth, MB/s.
+    /// Bandwidth, MB/s: all jobs', or the jobs' called `job_name`.
     BwMbs,
-    /// All jobs' IOPS.
+    /// IOPS: all jobs', or the jobs' called `job_name`.
     Iops,
     /// Write amplification.
     Waf,
@@ -143,6 +156,13 @@ pub enum Metric {
     /// low (as `reproduce k2` reports it for the full drive's random
     /// writes); a run without such a drop counts as dropping at its end.
     DropS,
+    /// A sustained write's bandwidth after its write cache: the mean of
+    /// the run's last five whole seconds, MB/s (the data sheet's "after
+    /// TurboWrite").
+    AfterCacheMbs,
+    /// The write cache as a sustained write sees it: the bytes written
+    /// before the bandwidth falls halfway to its after-cache level, GB.
+    CacheGb,
 }
 
 impl Metric {
@@ -155,25 +175,53 @@ impl Metric {
             Metric::P999Us => "p999_us",
             Metric::MeanUs => "mean_us",
             Metric::DropS => "drop_s",
+            Metric::AfterCacheMbs => "after_cache_mbs",
+            Metric::CacheGb => "cache_gb",
         }
     }
 
-    pub(super) fn per_job(self) -> bool {
-        matches!(self, Metric::P999Us | Metric::MeanUs)
+    /// Whether the metric needs a `job_name` (a latency), may take one
+    /// (bandwidth and IOPS), or takes none.
+    pub(super) fn job_name_rule(self) -> JobNameRule {
+        match self {
+            Metric::P999Us | Metric::MeanUs => JobNameRule::Needed,
+            Metric::BwMbs | Metric::Iops => JobNameRule::Optional,
+            _ => JobNameRule::None,
+        }
     }
 
-    pub(super) fn read(self, f: &PointFigures, job: Option<&str>) -> Option<f64> {
+    /// The metric in `f`; None if `job` names no job or the job ran no I/O.
+    pub fn read(self, f: &PointFigures, job: Option<&str>) -> Option<f64> {
         let j = || f.job(job?);
+        // Bandwidth or IOPS of every job called `job` (fio's `numjobs`
+        // clones share the name), or of all jobs.
+        let sum = |all: f64, one: fn(&crate::point::JobFigures) -> f64| match job {
+            None => Some(all),
+            Some(name) => {
+                let named: Vec<f64> = f.jobs.iter().filter(|j| j.name == name).map(one).collect();
+                (!named.is_empty()).then(|| named.iter().sum())
+            }
+        };
         Some(match self {
-            Metric::BwMbs => f.bw_mbs,
-            Metric::Iops => f.iops,
+            Metric::BwMbs => sum(f.bw_mbs, |j| j.bw_mbs)?,
+            Metric::Iops => sum(f.iops, |j| j.iops)?,
             Metric::Waf => f.waf,
             Metric::P999Us => j()?.clat_p999_us,
             Metric::MeanUs => j()?.clat_mean_us,
             Metric::DropS => crate::k2::figures::timeseries::drop_second(&f.per_second)
                 .map_or(f.sim_seconds, |s| s as f64),
+            Metric::AfterCacheMbs => crate::datasheet::after_cache_mbs(&f.per_second),
+            Metric::CacheGb => crate::datasheet::cache_gb(&f.per_second),
         })
     }
+}
+
+/// Whether a metric reads one job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum JobNameRule {
+    Needed,
+    Optional,
+    None,
 }
 
 /// A targets file read and checked, with its job files loaded.
@@ -205,6 +253,11 @@ impl Calibration {
         }
         if let Some(p) = file.host.as_deref().and_then(local) {
             file.host = Some(p);
+        }
+        for t in &mut file.targets {
+            if let Some(p) = t.host.as_deref().and_then(local) {
+                t.host = Some(p);
+            }
         }
         Calibration::new(file, base, &name)
     }
@@ -256,10 +309,14 @@ impl Calibration {
             if !(t.weight.is_finite() && t.weight > 0.0) {
                 return Err(bad(format!("{field}.weight"), "must be positive".into()));
             }
-            if t.metric.per_job() != t.job_name.is_some() {
+            let rule = t.metric.job_name_rule();
+            if (rule == JobNameRule::Needed && t.job_name.is_none())
+                || (rule == JobNameRule::None && t.job_name.is_some())
+            {
                 return Err(bad(
                     format!("{field}.job_name"),
-                    "a latency metric needs job_name; bw_mbs, iops, waf and drop_s take none"
+                    "p999_us and mean_us need job_name; bw_mbs and iops may take one; \
+                     waf, drop_s, after_cache_mbs and cache_gb take none"
                         .into(),
                 ));
             }
@@ -328,7 +385,11 @@ impl Calibration {
             device: self.file.device.clone(),
             device_overrides: self.values(x).into_iter().collect::<BTreeMap<_, _>>(),
             gc: None,
-            host: self.file.host.clone(),
+            host: match t.host.as_deref() {
+                Some(PRESET_HOST) => None,
+                Some(h) => Some(h.to_string()),
+                None => self.file.host.clone(),
+            },
             host_overrides: BTreeMap::new(),
             scheduler: t.scheduler.clone(),
             occupancy: t.occupancy,
@@ -366,10 +427,22 @@ fn get_dotted(table: &toml::Table, key: &str) -> Option<(f64, bool)> {
     None
 }
 
-/// A target's job file: a built-in one (`k2-study:<op>`), or a file
-/// relative to the targets file. The name labels errors and reports.
+/// A target's job file: a built-in one (`k2-study:<op>`,
+/// `datasheet:<run>`), or a file relative to the targets file. The name
+/// labels errors and reports.
 fn job_file(base: &Path, job: &Path, field: &str) -> Result<(String, String), InputError> {
     let given = job.display().to_string();
+    if let Some(run) = given.strip_prefix(DATASHEET_JOB) {
+        return crate::datasheet::job_text(run)
+            .map(|text| (given.clone(), text))
+            .ok_or_else(|| {
+                let runs = crate::datasheet::RUNS.join(", ");
+                InputError::invalid(
+                    field,
+                    format!("no built-in job '{given}' (datasheet: {runs})"),
+                )
+            });
+    }
     if let Some(op) = given.strip_prefix(K2_JOB) {
         return match op {
             "read" | "randread" | "write" | "randwrite" => {
