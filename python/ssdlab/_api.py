@@ -127,7 +127,7 @@ def run(job: JobArg, *, ignore_unknown: bool = False, **settings: Any) -> Result
     Settings are those of ``ssdlab run``: ``device`` (a preset name or TOML
     file), ``scheduler`` (a spec such as ``"k2:max_inflight=8"``),
     ``occupancy`` (percent), ``precondition`` (``auto``, ``fill``, ``steady``,
-    ``aged[:N]``, ``pts``), ``seed``, ``host`` (a host TOML file, or ``"k2-study"``: the K2 study's host), ``gc``
+    ``aged[:N]``, ``pts``, ``random``), ``seed``, ``host`` (a host TOML file, or ``"k2-study"``: the K2 study's host), ``gc``
     (``pbgc``, ``bbgc``, ``on-demand``), and ``device_overrides`` /
     ``host_overrides`` (dotted preset keys to values, e.g.
     ``{"gc.free_block_threshold": 0.05}``). Raises ``SsdlabError`` on bad

@@ -43,8 +43,10 @@ pub struct SimArgs {
     /// How that data is laid down: auto (fill below 100%, steady at 100%),
     /// fill (sequential), steady (fill, then random overwrites until GC's
     /// free-pool threshold), `aged[:N]` (fill, N drive writes of random
-    /// overwrites (default 2), then steady) or pts (written twice in order,
-    /// then steady, in the manner of SNIA PTS). The report names the one used.
+    /// overwrites (default 2), then steady), pts (written twice in order,
+    /// then steady, in the manner of SNIA PTS) or random (the steady state
+    /// of uniform random overwrites under greedy GC, built directly in
+    /// seconds). The report names the one used.
     #[arg(long, default_value = "auto", value_parser = parse_precondition)]
     precondition: PreconditionMode,
     #[arg(long, default_value_t = 1)]

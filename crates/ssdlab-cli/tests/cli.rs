@@ -896,6 +896,16 @@ fn the_report_names_the_preconditioning_and_a_bad_one_is_refused() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("\"mode\" : \"aged:3\""), "{out}");
+    let (code, out, err) = ssdlab(
+        &[
+            &base[..],
+            &["--precondition", "random", "--output-format", "json"],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"mode\" : \"random\""), "{out}");
+    assert!(out.contains("\"stale_pages\""), "{out}");
     let (code, out, err) = ssdlab(&base);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("precondition.mode: fill"), "{out}");
@@ -908,7 +918,7 @@ fn the_report_names_the_preconditioning_and_a_bad_one_is_refused() {
     let (code, _, err) = ssdlab(&[&base[..], &["--precondition", "warm"]].concat());
     assert_eq!(code, 2);
     assert!(
-        err.contains("known: auto, fill, steady, aged[:N], pts"),
+        err.contains("known: auto, fill, steady, aged[:N], pts, random"),
         "{err}"
     );
 }

@@ -80,6 +80,7 @@ fn filled(cfg: SsdConfig, occupancy: f64) -> Dev {
         overwrites: 0.0,
         pattern: Pattern::Uniform,
         steady_state: false,
+        random_steady: false,
     };
     precondition(&mut ssd, &pre, 1).unwrap();
     Dev {

@@ -28,6 +28,7 @@ fn device(die_scheduler: &str) -> Simulation<SimSsd> {
         overwrites: 0.5,
         pattern: Pattern::Uniform,
         steady_state: false,
+        random_steady: false,
     };
     precondition(&mut ssd, &pre, 1).unwrap();
     Simulation::new(ssd, None, 1)

@@ -35,6 +35,7 @@ mod deadlines;
 mod dies;
 mod jobs;
 pub mod precondition;
+mod random_steady;
 mod read_ahead;
 mod reads;
 mod writes;

@@ -6,7 +6,9 @@
 //! or skewed), then, with `steady_state`, keep overwriting until every
 //! plane's free pool has come down to its GC threshold (the point where the
 //! timed device's background GC holds it). [`PreconditionMode`] names the
-//! recipes a run can ask for; the report says which one was used.
+//! recipes a run can ask for; the report says which one was used. The
+//! `random` recipe instead builds the steady state of uniform random
+//! overwrites directly (`random_steady.rs`).
 
 use super::SimSsd;
 use crate::error::InputError;
@@ -39,6 +41,9 @@ pub struct Precondition {
     pub overwrites: f64,
     pub pattern: Pattern,
     pub steady_state: bool,
+    /// Build the steady state of uniform random overwrites directly
+    /// (`random_steady.rs`) instead of the fill and overwrites above.
+    pub random_steady: bool,
 }
 
 impl Precondition {
@@ -50,6 +55,7 @@ impl Precondition {
             overwrites: 0.0,
             pattern: Pattern::Uniform,
             steady_state: true,
+            random_steady: false,
         }
     }
 
@@ -87,9 +93,12 @@ impl Precondition {
         Ok(())
     }
 
-    /// The recipe's name in reports: `fill`, `steady`, `aged:N` or `pts`
-    /// (see [`PreconditionMode`]).
+    /// The recipe's name in reports: `fill`, `steady`, `aged:N`, `pts` or
+    /// `random` (see [`PreconditionMode`]).
     pub fn name(&self) -> String {
+        if self.random_steady {
+            return "random".into();
+        }
         match (self.fill_passes, self.overwrites, self.steady_state) {
             (2.., _, _) => "pts".into(),
             (_, w, _) if w > 0.0 => format!("aged:{w}"),
@@ -118,6 +127,10 @@ pub enum PreconditionMode {
     /// In the manner of SNIA PTS: the occupied pages written twice in order,
     /// then random overwrites to the steady state.
     Pts,
+    /// The steady state of uniform random overwrites under greedy GC, built
+    /// directly: the valid-page spread of a drive that has written its data
+    /// at random many times over, in seconds.
+    Random,
 }
 
 impl PreconditionMode {
@@ -129,6 +142,7 @@ impl PreconditionMode {
             PreconditionMode::SteadyState => (1, 0.0, true),
             PreconditionMode::Aged { drive_writes } => (1, drive_writes, true),
             PreconditionMode::Pts => (2, 0.0, true),
+            PreconditionMode::Random => (1, 0.0, true),
         };
         Precondition {
             occupancy,
@@ -136,6 +150,7 @@ impl PreconditionMode {
             overwrites,
             pattern: Pattern::Uniform,
             steady_state,
+            random_steady: self == PreconditionMode::Random,
         }
     }
 }
@@ -149,6 +164,7 @@ impl std::fmt::Display for PreconditionMode {
             PreconditionMode::SteadyState => f.write_str("steady"),
             PreconditionMode::Aged { drive_writes } => write!(f, "aged:{drive_writes}"),
             PreconditionMode::Pts => f.write_str("pts"),
+            PreconditionMode::Random => f.write_str("random"),
         }
     }
 }
@@ -162,6 +178,7 @@ impl std::str::FromStr for PreconditionMode {
             "fill" => Ok(PreconditionMode::Fill),
             "steady" => Ok(PreconditionMode::SteadyState),
             "pts" => Ok(PreconditionMode::Pts),
+            "random" => Ok(PreconditionMode::Random),
             "aged" => Ok(PreconditionMode::Aged { drive_writes: 2.0 }),
             _ => match s.strip_prefix("aged:").map(str::parse::<f64>) {
                 Some(Ok(n)) if n > 0.0 && n <= 100.0 => {
@@ -171,7 +188,7 @@ impl std::str::FromStr for PreconditionMode {
                     "'{s}': aged:N takes a number of drive writes in (0, 100]"
                 )),
                 None => Err(format!(
-                    "unknown preconditioning '{s}' (known: auto, fill, steady, aged[:N], pts)"
+                    "unknown preconditioning '{s}' (known: auto, fill, steady, aged[:N], pts, random)"
                 )),
             },
         }
@@ -185,8 +202,15 @@ pub struct PreconditionReport {
     pub filled_pages: u64,
     pub overwritten_pages: u64,
     pub steady_state_pages: u64,
+    /// Stale pages written by `random` (the garbage of its steady state).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub stale_pages: u64,
     pub gc_pages_moved: u64,
     pub erases: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Applies the recipe to an empty device. Deterministic for a given seed.
@@ -199,6 +223,16 @@ pub fn precondition(
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_0fa9);
     let occupied = (ssd.layout.logical_pages as f64 * p.occupancy).round() as u32;
     let before = ssd.ftl.counters().clone();
+    if p.random_steady {
+        let built = super::random_steady::build(ssd, occupied, &mut rng)?;
+        ssd.ftl.reset_counters();
+        return Ok(PreconditionReport {
+            mode: p.name(),
+            filled_pages: built.valid_pages,
+            stale_pages: built.stale_pages,
+            ..Default::default()
+        });
+    }
     let mut w = FunctionalWriter::default();
     for _ in 0..p.fill_passes {
         for lpa in (0..occupied).map(Lpn) {
@@ -350,7 +384,9 @@ mod tests {
 
     #[test]
     fn modes_print_as_they_parse() {
-        for s in ["auto", "fill", "steady", "aged:2", "aged:0.5", "pts"] {
+        for s in [
+            "auto", "fill", "steady", "aged:2", "aged:0.5", "pts", "random",
+        ] {
             let mode: PreconditionMode = s.parse().unwrap();
             assert_eq!(mode.to_string(), s);
             assert_eq!(mode.to_string().parse::<PreconditionMode>(), Ok(mode));
