@@ -129,7 +129,7 @@ pub enum PreconditionMode {
     Pts,
     /// The steady state of uniform random overwrites under greedy GC, built
     /// directly: the valid-page spread of a drive that has written its data
-    /// at random many times over, in seconds.
+    /// at random many times over, without running GC on every page.
     Random,
 }
 
