@@ -11,11 +11,11 @@
 //! at QD 32 × 4 threads.
 
 use crate::calibrate::Metric;
-use crate::point::PointFigures;
+use crate::point::{PointFigures, PointSpec};
 use rayon::prelude::*;
 use serde::Serialize;
 use ssdlab_sim::error::InputError;
-use ssdlab_sim::experiment::fio_run::{self, RunSetup};
+use ssdlab_sim::experiment::fio_run::RunSetup;
 use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::device::precondition::PreconditionMode;
 
@@ -198,14 +198,20 @@ pub fn cache_gb(per_second: &[(u64, u64, u64)]) -> f64 {
     s[..fall].iter().sum::<u64>() as f64 / 1e9
 }
 
+/// Every data-sheet run is on a fresh drive (nothing written, then the
+/// run's own preparation), under `none`, on the preset's own host.
+pub const SCHEDULER: &str = "none";
+pub const OCCUPANCY: f64 = 0.0;
+pub const PRECONDITION: PreconditionMode = PreconditionMode::Fill;
+
 /// How a data-sheet run is set up on `preset`.
-pub fn setup(preset: &Preset, seed: u64) -> RunSetup {
+fn setup(preset: &Preset, seed: u64) -> RunSetup {
     RunSetup {
         device: preset.device.clone(),
         host: preset.host.clone(),
-        scheduler: "none".into(),
-        occupancy: 0.0,
-        precondition: PreconditionMode::Fill,
+        scheduler: SCHEDULER.into(),
+        occupancy: OCCUPANCY,
+        precondition: PRECONDITION,
         seed,
         check: false,
     }
@@ -237,11 +243,12 @@ pub fn run(preset_name: &str, seed: u64, threads: usize) -> Result<Vec<Row>, Inp
         runs.par_iter()
             .with_max_len(1)
             .map(|&name| {
-                let text = job_text(name).expect("a data-sheet run");
-                let jobfile = ssdlab_fio::parse_str(&text, name, &|_| None)
-                    .map_err(|e| InputError::invalid(name, e.to_string()))?;
-                let res = fio_run::run(&jobfile, &setup(&preset, seed), None)?;
-                Ok((name, PointFigures::of(&res)))
+                let spec = PointSpec {
+                    job_name: name.into(),
+                    job_text: job_text(name).expect("a data-sheet run"),
+                    setup: setup(&preset, seed),
+                };
+                Ok((name, spec.run()?))
             })
             .collect::<Result<_, InputError>>()
     })?;

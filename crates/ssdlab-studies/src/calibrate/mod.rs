@@ -142,8 +142,9 @@ struct Objective<'a> {
 }
 
 impl Objective<'_> {
-    /// Every target at `x`. Targets that read the same run (two metrics
-    /// of one job file, scheduler and occupancy) share it; the distinct
+    /// Every target at `x`. Targets that read the same run (the same job
+    /// file, runtime, scheduler, occupancy, preconditioning and host)
+    /// share it; the distinct
     /// runs go in parallel or come from the cache.
     fn residuals(&self, x: &[f64]) -> Result<Vec<Residual>, InputError> {
         let n = self.cal.file.targets.len();
@@ -193,7 +194,7 @@ impl Objective<'_> {
         let measured = t
             .metric
             .read(figures, t.job_name.as_deref())
-            .ok_or_else(|| InputError::invalid(job, "the job ran no I/O"))?;
+            .ok_or_else(|| InputError::invalid(job, "the run has no job of that job_name"))?;
         Ok(Residual {
             label: target_label(t),
             measured,
@@ -210,8 +211,12 @@ fn target_label(t: &Target) -> String {
         .job_name
         .as_deref()
         .map_or(String::new(), |j| format!(" ({j})"));
+    let host = t
+        .host
+        .as_deref()
+        .map_or(String::new(), |h| format!(" on {h}"));
     format!(
-        "{} {} {}%{runtime} {}{job}",
+        "{} {} {}%{runtime}{host} {}{job}",
         t.job.display(),
         t.scheduler,
         t.occupancy,

@@ -29,7 +29,7 @@ pub const PRESET_HOST: &str = "preset";
 pub struct TargetsFile {
     /// The starting preset (a name or a TOML file).
     pub device: String,
-    /// A host file, or `k2-study`; default: the preset's own.
+    /// A host file, `k2-study`, or `preset` (the preset's own, the default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
     #[serde(default = "default_seed")]
@@ -190,7 +190,7 @@ impl Metric {
         }
     }
 
-    /// The metric in `f`; None if `job` names no job or the job ran no I/O.
+    /// The metric in `f`; None if `job` names no job of the run.
     pub fn read(self, f: &PointFigures, job: Option<&str>) -> Option<f64> {
         let j = || f.job(job?);
         // Bandwidth or IOPS of every job called `job` (fio's `numjobs`
@@ -251,13 +251,16 @@ impl Calibration {
         if let Some(p) = local(&file.device) {
             file.device = p;
         }
-        if let Some(p) = file.host.as_deref().and_then(local) {
-            file.host = Some(p);
-        }
+        // `preset` is a keyword, never a file.
+        let host_file = |h: &Option<String>| {
+            h.as_deref()
+                .filter(|&h| h != PRESET_HOST)
+                .and_then(local)
+                .or_else(|| h.clone())
+        };
+        file.host = host_file(&file.host);
         for t in &mut file.targets {
-            if let Some(p) = t.host.as_deref().and_then(local) {
-                t.host = Some(p);
-            }
+            t.host = host_file(&t.host);
         }
         Calibration::new(file, base, &name)
     }
@@ -385,10 +388,9 @@ impl Calibration {
             device: self.file.device.clone(),
             device_overrides: self.values(x).into_iter().collect::<BTreeMap<_, _>>(),
             gc: None,
-            host: match t.host.as_deref() {
-                Some(PRESET_HOST) => None,
+            host: match t.host.as_deref().or(self.file.host.as_deref()) {
+                Some(PRESET_HOST) | None => None,
                 Some(h) => Some(h.to_string()),
-                None => self.file.host.clone(),
             },
             host_overrides: BTreeMap::new(),
             scheduler: t.scheduler.clone(),
@@ -534,5 +536,43 @@ mod tests {
         assert!(text.contains("rw=randwrite"));
         let e = job_file(Path::new("."), Path::new("k2-study:trim"), "f").unwrap_err();
         assert!(e.to_string().contains("k2-study:trim"), "{e}");
+    }
+
+    #[test]
+    fn preset_names_the_presets_own_host_in_the_file_or_a_target() {
+        let file = |host: Option<&str>, target_host: Option<&str>| TargetsFile {
+            device: "seed004".into(),
+            host: host.map(str::to_string),
+            seed: 1,
+            params: vec![Param {
+                key: "timing.program_ns".into(),
+                min: 1e5,
+                max: 1e6,
+                start: None,
+            }],
+            targets: vec![Target {
+                job: PathBuf::from("datasheet:randread"),
+                host: target_host.map(str::to_string),
+                runtime_s: None,
+                scheduler: "none".into(),
+                occupancy: 0.0,
+                precondition: "fill".into(),
+                metric: Metric::Iops,
+                job_name: None,
+                value: TargetValue::One(1.0),
+                weight: 1.0,
+            }],
+        };
+        let config = |f: TargetsFile| {
+            let cal = Calibration::new(f, Path::new("."), "t").unwrap();
+            cal.point(0, &cal.start_point())
+                .unwrap()
+                .config()
+                .to_string()
+        };
+        let own = config(file(None, None));
+        assert_eq!(config(file(Some("preset"), None)), own);
+        assert_eq!(config(file(Some("k2-study"), Some("preset"))), own);
+        assert_ne!(config(file(Some("k2-study"), None)), own);
     }
 }

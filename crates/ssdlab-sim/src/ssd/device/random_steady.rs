@@ -16,7 +16,10 @@
 //! running writes. The blocks are written through the FTL's own paths, in
 //! age order, each with its valid pages at random positions and its stale
 //! pages written empty, until every plane's free pool is at its GC
-//! threshold, where the timed device's background GC holds it.
+//! threshold (or one block above it, when the frontier's split leaves GC's
+//! or the host's open block unopened), where the timed device's background
+//! GC holds it. The state is greedy's; a preset with another victim policy
+//! starts from it, and the ages its blocks carry count valid pages only.
 
 use super::SimSsd;
 use crate::error::InputError;
@@ -41,15 +44,12 @@ pub struct Built {
     pub valid_pages: u64,
     /// Stale pages written.
     pub stale_pages: u64,
-    /// The victim's expected valid share, e^(−x), of the largest class.
-    pub victim_valid_share: f64,
 }
 
 /// Builds the steady state of uniform random overwrites of logical pages
 /// `0..occupied` on an empty device.
 pub fn build(ssd: &mut SimSsd, occupied: u32, rng: &mut ChaCha8Rng) -> Result<Built, InputError> {
     let mut built = Built::default();
-    let mut largest = 0;
     for (planes, mut lpns) in placement_classes(ssd, occupied) {
         lpns.shuffle(rng);
         let blocks = age_order(ssd, &planes);
@@ -78,10 +78,6 @@ pub fn build(ssd: &mut SimSsd, occupied: u32, rng: &mut ChaCha8Rng) -> Result<Bu
             .iter()
             .map(|b| (b.written - b.valid) as u64)
             .sum::<u64>();
-        if lpns.len() > largest {
-            largest = lpns.len();
-            built.victim_valid_share = (-x).exp();
-        }
     }
     Ok(built)
 }
@@ -155,7 +151,12 @@ fn victim_age(valid: u64, blocks: usize, pages: f64) -> f64 {
             .map(|k| pages * (-age(k, blocks, x)).exp())
             .sum()
     };
-    let (mut lo, mut hi) = (0.0_f64, 64.0_f64);
+    let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
+    // A drive holding little data has old victims: widen until the
+    // expectation falls below the data.
+    while expected(hi) > valid as f64 && hi < 1e6 {
+        hi *= 2.0;
+    }
     for _ in 0..100 {
         let mid = (lo + hi) / 2.0;
         if expected(mid) > valid as f64 {
@@ -236,12 +237,9 @@ fn relax_greedy(
         .map(|m| (*m.last().expect("a block"), pages))
         .collect();
     let mut seq = n as u64;
+    // Each write takes one valid page and adds one: the total stays.
+    let total = weights.total();
     for w in 0..writes {
-        let total = weights.total();
-        if total == 0 {
-            break;
-        }
-        weights.add(weights.find(rng.gen_range(0..total)), -1);
         let plane = (w % distinct.len() as u64) as usize;
         if open[plane].1 == pages {
             closed_seq[open[plane].0] = seq;
@@ -252,6 +250,11 @@ fn relax_greedy(
                 .expect("a block");
             open[plane] = (victim, weights.get(victim) as u32);
         }
+        // A plane whose every block holds only valid pages takes no write.
+        if open[plane].1 >= pages || total == 0 {
+            continue;
+        }
+        weights.add(weights.find(rng.gen_range(0..total)), -1);
         weights.add(open[plane].0, 1);
         open[plane].1 += 1;
     }
