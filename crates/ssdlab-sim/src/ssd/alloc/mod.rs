@@ -15,7 +15,7 @@ use super::layout::Layout;
 use crate::ssd::ids::{Lpn, PlaneId};
 
 /// Where a logical page may be written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Target {
     /// This plane only.
     Plane(PlaneId),

@@ -104,6 +104,16 @@ impl SimSsd {
         self.allocation.die_groups().get(die) == Some(&group)
     }
 
+    /// Whether `plane` may take a page the allocation sends to `target`.
+    pub fn target_allows(&self, target: crate::ssd::alloc::Target, plane: PlaneId) -> bool {
+        use crate::ssd::alloc::Target;
+        match target {
+            Target::Any => true,
+            Target::Group(g) => self.plane_in_group(plane, g),
+            Target::Plane(p) => p == plane,
+        }
+    }
+
     /// Untimed GC of one victim of `plane` (preconditioning). False when the
     /// plane has no collectable block.
     pub fn collect_now(&mut self, plane: PlaneId, rng: &mut ChaCha8Rng) -> bool {

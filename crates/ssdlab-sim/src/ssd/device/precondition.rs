@@ -327,11 +327,7 @@ impl FunctionalWriter {
             _ => (0..planes)
                 .find_map(|i| {
                     let plane = PlaneId((cursor.rr + i) % planes);
-                    let allowed = match target {
-                        Target::Group(g) => ssd.plane_in_group(plane, g),
-                        _ => true,
-                    };
-                    allowed
+                    ssd.target_allows(target, plane)
                         .then(|| Self::alloc(ssd, plane, rng).map(|ppa| (plane, ppa)))
                         .flatten()
                 })

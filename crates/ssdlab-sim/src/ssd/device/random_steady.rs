@@ -86,26 +86,18 @@ pub fn build(ssd: &mut SimSsd, occupied: u32, rng: &mut ChaCha8Rng) -> Result<Bu
 /// (dynamic allocation), a die group's planes (chip clusters) or one plane
 /// (static striping). Each class is built on its own planes.
 fn placement_classes(ssd: &SimSsd, occupied: u32) -> Vec<(Vec<PlaneId>, Vec<u32>)> {
-    let mut classes: BTreeMap<(u8, u32), Vec<u32>> = BTreeMap::new();
+    let mut classes: BTreeMap<Target, Vec<u32>> = BTreeMap::new();
     for lpa in 0..occupied {
-        let key = match ssd.allocation_target(Lpn(lpa)) {
-            Target::Any => (0, 0),
-            Target::Group(g) => (1, g),
-            Target::Plane(p) => (2, p.0),
-        };
-        classes.entry(key).or_default().push(lpa);
+        let target = ssd.allocation_target(Lpn(lpa));
+        classes.entry(target).or_default().push(lpa);
     }
     classes
         .into_iter()
-        .map(|((kind, id), lpns)| {
+        .map(|(target, lpns)| {
             let planes = ssd
                 .layout
                 .all_planes()
-                .filter(|&p| match kind {
-                    0 => true,
-                    1 => ssd.plane_in_group(p, id),
-                    _ => p.0 == id,
-                })
+                .filter(|&p| ssd.target_allows(target, p))
                 .collect();
             (planes, lpns)
         })
@@ -223,15 +215,13 @@ fn relax_greedy(
     let n = counts.len();
     let mut weights = Fenwick::new(&counts);
     let mut closed_seq: Vec<u64> = (0..n as u64).collect();
-    // Each plane's blocks, and its open block (the newest of them).
-    let mut distinct: Vec<PlaneId> = planes_of.to_vec();
-    distinct.sort();
-    distinct.dedup();
-    let slot = |p: PlaneId| distinct.binary_search(&p).expect("a plane of the class");
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); distinct.len()];
+    // Each plane's blocks (in plane order), and its open block (the
+    // newest of them).
+    let mut by_plane: BTreeMap<PlaneId, Vec<usize>> = BTreeMap::new();
     for (k, &p) in planes_of.iter().enumerate() {
-        members[slot(p)].push(k);
+        by_plane.entry(p).or_default().push(k);
     }
+    let members: Vec<Vec<usize>> = by_plane.into_values().collect();
     let mut open: Vec<(usize, u32)> = members
         .iter()
         .map(|m| (*m.last().expect("a block"), pages))
@@ -240,7 +230,7 @@ fn relax_greedy(
     // Each write takes one valid page and adds one: the total stays.
     let total = weights.total();
     for w in 0..writes {
-        let plane = (w % distinct.len() as u64) as usize;
+        let plane = (w % members.len() as u64) as usize;
         if open[plane].1 == pages {
             closed_seq[open[plane].0] = seq;
             seq += 1;
