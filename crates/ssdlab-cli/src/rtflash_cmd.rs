@@ -5,7 +5,7 @@
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::rtflash::allocate::{ApproachChoice, Approaches, ClusterReport, TaskReport};
 use ssdlab_sim::rtflash::analysis::{ms, percent};
-use ssdlab_sim::rtflash::{allocate, Allocation, TaskSet};
+use ssdlab_sim::rtflash::{allocate, Allocation, LeftoverChips, TaskSet};
 use ssdlab_sim::ssd::config::choice::Registry;
 use std::path::PathBuf;
 
@@ -87,7 +87,17 @@ fn print_text(file: &str, ts: &TaskSet, r: &Allocation) {
         p.transfer_ns,
         ms(p.blocking_ns())
     );
-    println!("approach: {}   test: {}", r.approach, r.test.name());
+    let leftover = ts.analysis.leftover_chips;
+    if r.approach == "clustering" && leftover != LeftoverChips::NrtCluster {
+        println!(
+            "approach: {}   test: {}   leftover chips: {}",
+            r.approach,
+            r.test.name(),
+            leftover.name()
+        );
+    } else {
+        println!("approach: {}   test: {}", r.approach, r.test.name());
+    }
     if let Some(n) = &r.note {
         println!("note: {n}");
     }

@@ -17,4 +17,4 @@ pub mod tbs;
 
 pub use allocate::{allocate, Allocation, ApproachChoice};
 pub use platform::Platform;
-pub use taskset::{AnalysisOptions, NrtArrival, NrtLoad, RtTask, TaskSet, TestKind};
+pub use taskset::{AnalysisOptions, LeftoverChips, NrtArrival, NrtLoad, RtTask, TaskSet, TestKind};

@@ -14,17 +14,50 @@ pub struct BarChart<'a> {
     pub values: Vec<Vec<f64>>,
 }
 
-const W: f64 = 1000.0;
-const H: f64 = 560.0;
 const LEFT: f64 = 90.0;
-const RIGHT: f64 = 170.0;
+const PLOT_W: f64 = 740.0;
+const PLOT_H: f64 = 420.0;
 const TOP: f64 = 60.0;
 const BOTTOM: f64 = 80.0;
-const COLORS: [&str; 6] = [
-    "#7a9cc6", "#c0392b", "#2e8b57", "#e6a23c", "#8e44ad", "#555555",
+/// The least room right of the plot, for the legend.
+const MIN_RIGHT: f64 = 170.0;
+/// Width of a character at the labels' sizes, to make room for them.
+const CHAR_W: f64 = 8.0;
+/// Ten colours, so that no two of up to ten series share one.
+const COLORS: [&str; 10] = [
+    "#7a9cc6", "#c0392b", "#2e8b57", "#e6a23c", "#8e44ad", "#555555", "#17becf", "#bcbd22",
+    "#e377c2", "#8c564b",
 ];
 
+/// Canvas size, and whether category labels are slanted to fit.
+struct Frame {
+    w: f64,
+    h: f64,
+    slanted: bool,
+}
+
+fn chars(text: &str) -> f64 {
+    text.chars().count() as f64
+}
+
 impl BarChart<'_> {
+    /// Room for the legend's longest name on the right; category labels
+    /// wider than their group are slanted (30°) below the axis, and the
+    /// canvas grows to hold them.
+    fn frame(&self) -> Frame {
+        let longest = |v: &[String]| v.iter().map(|t| chars(t)).fold(0.0, f64::max);
+        let right = MIN_RIGHT.max(56.0 + CHAR_W * longest(&self.series));
+        let group = PLOT_W / self.categories.len().max(1) as f64;
+        let label_w = CHAR_W * longest(&self.categories);
+        let slanted = label_w > group;
+        let extra = if slanted { label_w * 0.5 } else { 0.0 };
+        Frame {
+            w: LEFT + PLOT_W + right,
+            h: TOP + PLOT_H + BOTTOM + extra,
+            slanted,
+        }
+    }
+
     /// Decades spanned by the positive values (at least one).
     fn decades(&self) -> (i32, i32) {
         let pos = self
@@ -43,30 +76,30 @@ impl BarChart<'_> {
 
     pub fn to_svg(&self) -> String {
         let (lo, hi) = self.decades();
-        let plot_w = W - LEFT - RIGHT;
-        let plot_h = H - TOP - BOTTOM;
+        let Frame { w, h, slanted } = self.frame();
+        let (plot_w, plot_h) = (PLOT_W, PLOT_H);
+        let right_edge = LEFT + PLOT_W;
         let y_of = |v: f64| TOP + plot_h * (1.0 - (v.log10() - lo as f64) / (hi - lo) as f64);
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" viewBox=\"0 0 {W} {H}\" font-family=\"DejaVu Sans, sans-serif\">"
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"DejaVu Sans, sans-serif\">"
         );
         let _ = writeln!(
             s,
-            "<rect x=\"0\" y=\"0\" width=\"{W}\" height=\"{H}\" fill=\"#ffffff\"/>"
+            "<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"#ffffff\"/>"
         );
         let _ = writeln!(
             s,
             "<text x=\"{}\" y=\"32\" text-anchor=\"middle\" font-size=\"20\">{}</text>",
-            W / 2.0,
+            w / 2.0,
             esc(self.title)
         );
         for d in lo..=hi {
             let y = y_of(10f64.powi(d));
             let _ = writeln!(
                 s,
-                "<line x1=\"{LEFT}\" y1=\"{y:.1}\" x2=\"{}\" y2=\"{y:.1}\" stroke=\"#e5e5e5\"/>",
-                W - RIGHT
+                "<line x1=\"{LEFT}\" y1=\"{y:.1}\" x2=\"{right_edge}\" y2=\"{y:.1}\" stroke=\"#e5e5e5\"/>"
             );
             let _ = writeln!(
                 s,
@@ -103,19 +136,25 @@ impl BarChart<'_> {
                     fmt_value(*v)
                 );
             }
-            let _ = writeln!(
-                s,
-                "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"14\">{}</text>",
-                LEFT + group * (i as f64 + 0.5),
-                TOP + plot_h + 22.0,
-                esc(cat)
-            );
+            let (x, y) = (LEFT + group * (i as f64 + 0.5), TOP + plot_h + 22.0);
+            let _ = if slanted {
+                writeln!(
+                    s,
+                    "<text x=\"{x:.1}\" y=\"{y:.1}\" text-anchor=\"end\" font-size=\"13\" transform=\"rotate(-30 {x:.1} {y:.1})\">{}</text>",
+                    esc(cat)
+                )
+            } else {
+                writeln!(
+                    s,
+                    "<text x=\"{x:.1}\" y=\"{y:.1}\" text-anchor=\"middle\" font-size=\"14\">{}</text>",
+                    esc(cat)
+                )
+            };
         }
         let _ = writeln!(
             s,
-            "<line x1=\"{LEFT}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#000\"/>",
+            "<line x1=\"{LEFT}\" y1=\"{}\" x2=\"{right_edge}\" y2=\"{}\" stroke=\"#000\"/>",
             TOP + plot_h,
-            W - RIGHT,
             TOP + plot_h
         );
         let _ = writeln!(
@@ -128,13 +167,13 @@ impl BarChart<'_> {
             let _ = writeln!(
                 s,
                 "<rect x=\"{}\" y=\"{y}\" width=\"16\" height=\"16\" fill=\"{}\"/>",
-                W - RIGHT + 16.0,
+                right_edge + 16.0,
                 COLORS[j % COLORS.len()]
             );
             let _ = writeln!(
                 s,
                 "<text x=\"{}\" y=\"{}\" font-size=\"14\">{}</text>",
-                W - RIGHT + 40.0,
+                right_edge + 40.0,
                 y + 13.0,
                 esc(name)
             );
@@ -185,5 +224,28 @@ mod tests {
             assert!(svg.contains(t), "{t}");
         }
         assert_eq!(svg, chart.to_svg());
+        assert!(!svg.contains("rotate(-30"), "short labels stay level");
+    }
+
+    #[test]
+    fn long_labels_get_room_and_series_their_own_colours() {
+        let names: Vec<String> = (0..8)
+            .map(|k| format!("Clustering-BFD+TBS, variant number {k}"))
+            .collect();
+        let chart = BarChart {
+            title: "t",
+            y_label: "MB/s",
+            categories: names.clone(),
+            series: names.clone(),
+            values: vec![vec![1.0; 8]; 8],
+        };
+        let svg = chart.to_svg();
+        assert_eq!(svg.matches("rotate(-30").count(), 8);
+        let frame = chart.frame();
+        assert!(frame.w >= LEFT + PLOT_W + CHAR_W * chars(&names[0]));
+        assert!(frame.h > TOP + PLOT_H + BOTTOM);
+        for c in &COLORS[..8] {
+            assert!(svg.contains(c), "{c}");
+        }
     }
 }

@@ -10,7 +10,7 @@ use super::{Point, Row, StudyOptions, MODEL_REVISION};
 use ssdlab_sim::error::InputError;
 pub use ssdlab_sim::rtflash::sim::Model;
 use ssdlab_sim::rtflash::sim::{setup_from, simulate_on, ChipOrder, NrtPolicy, SimReport};
-use ssdlab_sim::rtflash::{allocate, Allocation, ApproachChoice, TaskSet};
+use ssdlab_sim::rtflash::{allocate, Allocation, ApproachChoice, LeftoverChips, TaskSet};
 
 /// A case-study task set, as shipped in `examples/rtflash/`.
 #[derive(Debug, Clone, Copy)]
@@ -66,9 +66,19 @@ pub struct Variant {
     pub layout: &'static str,
     pub nrt: NrtPolicy,
     pub device: ChipOrder,
+    /// What Clustering-BFD does with the chips no task needs.
+    pub leftover: LeftoverChips,
 }
 
 impl Variant {
+    /// This variant's layout of `ts`, and its analysis.
+    pub fn allocate(&self, ts: &TaskSet) -> Allocation {
+        let mut ts = ts.clone();
+        ts.analysis.leftover_chips = self.leftover;
+        let approach = ApproachChoice::parse(self.layout).expect("a registered approach");
+        allocate(&ts, approach)
+    }
+
     /// Simulates `ts` for `seconds` on `alloc` (this variant's layout) with
     /// this variant's NRT service and device, on the analysis' chip model.
     /// An error when the layout leaves a task without chips or its data do
@@ -109,6 +119,7 @@ const fn variant(
         layout,
         nrt,
         device,
+        leftover: LeftoverChips::NrtCluster,
     }
 }
 
@@ -117,8 +128,9 @@ const fn variant(
 /// operations earliest deadline first). The last two are the paper's
 /// baselines on an ordinary SSD: chips serve in arrival order with
 /// foreground GC, and background NRT service is the host's (held while RT
-/// I/O is open).
-pub const VARIANTS: [Variant; 7] = [
+/// I/O is open). The last is the proposed approach with the chips it leaves
+/// over handed to its clusters (`leftover_chips = "spread"`, our option).
+pub const VARIANTS: [Variant; 8] = [
     variant(
         "Clustering-BFD+TBS",
         "clustering",
@@ -151,6 +163,15 @@ pub const VARIANTS: [Variant; 7] = [
         NrtPolicy::Background,
         ChipOrder::Fifo,
     ),
+    Variant {
+        leftover: LeftoverChips::Spread,
+        ..variant(
+            "Clustering-BFD+TBS, leftover chips spread",
+            "clustering",
+            NrtPolicy::Tbs,
+            ChipOrder::Edf,
+        )
+    },
 ];
 
 /// The layouts of the motivation figure, as the paper orders them.
@@ -207,7 +228,7 @@ fn case_rows(
     seconds: u64,
     seed: u64,
 ) -> Result<Vec<Row>, InputError> {
-    let alloc = layout(ts, v.layout);
+    let alloc = v.allocate(ts);
     let report = v
         .simulate_on(case.model, ts, &alloc, seconds, seed)
         .map_err(|e| InputError::invalid(case.file, e))?;

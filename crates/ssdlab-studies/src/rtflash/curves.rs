@@ -206,12 +206,11 @@ fn bandwidth_rows(
     let mut rows = Vec::new();
     for v in VARIANTS {
         let (label, policy) = (v.label, v.nrt);
-        let approach = ApproachChoice::parse(v.layout).expect("registered");
         let (mut accepted, mut unfit, mut misses, mut mbs, mut worst_ratio) =
             (0u64, 0u64, 0u64, 0.0, 0.0f64);
         let mut fullest = 0.0f64;
         for (k, ts) in sets.iter().enumerate() {
-            let alloc = allocate(ts, approach);
+            let alloc = v.allocate(ts);
             accepted += u64::from(alloc.schedulable);
             let full = alloc.clusters.iter().map(|c| c.space_utilisation_ppm).max();
             fullest += full.unwrap_or(0) as f64 / 1e4 / sets.len() as f64;

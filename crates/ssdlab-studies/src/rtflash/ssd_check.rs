@@ -13,7 +13,6 @@ use super::{point_seed, Point, Row, StudyOptions, MODEL_REVISION};
 use ssdlab_sim::rtflash::generate::generate;
 use ssdlab_sim::rtflash::ratio::set_seed;
 use ssdlab_sim::rtflash::sim::ChipOrder;
-use ssdlab_sim::rtflash::{allocate, ApproachChoice};
 
 /// Random sets drawn per point before giving up on finding enough accepted.
 const DRAWS: usize = 400;
@@ -55,14 +54,13 @@ pub(super) fn points(opts: &StudyOptions) -> Vec<Point> {
 }
 
 fn check_rows(v: super::Variant, demand: f64, sets: usize, seconds: u64, seed: u64) -> Vec<Row> {
-    let approach = ApproachChoice::parse(v.layout).expect("registered");
     let params = FAMILIES[0].params(BANDWIDTH_CHIPS, demand);
     let accepted = (0..DRAWS)
         .filter_map(|k| {
             let mut ts = generate(&params, set_seed(seed, k))?;
             ts.platform.preset = Some(PRESET.into());
             ts.nrt = Some(bandwidth_nrt(&ts.platform));
-            let alloc = allocate(&ts, approach);
+            let alloc = v.allocate(&ts);
             alloc.schedulable.then_some((ts, alloc))
         })
         .take(sets);

@@ -10,14 +10,16 @@
 //!    and number of chips added);
 //! 4. into the merge of two clusters plus the fewest free chips needed.
 //!
-//! Chips left over form the NRT-only cluster. When no task order succeeds
+//! Chips left over form the NRT-only cluster, or, with `[analysis]
+//! leftover_chips = "spread"`, go one by one to the cluster whose space is
+//! fullest (our option, docs/rt-flash.md). When no task order succeeds
 //! the global and full-isolation layouts are tried as well (a choice of
 //! ours, docs/rt-flash.md): the heuristic alone does not always accept a
 //! set one of the baselines accepts.
 
 use super::{by_isolated_density, full_isolation, global, layout_failure, Group, Plan};
 use crate::rtflash::analysis::check_cluster;
-use crate::rtflash::taskset::TaskSet;
+use crate::rtflash::taskset::{LeftoverChips, TaskSet};
 
 /// Clusters being packed and the chips still free.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +44,29 @@ impl Packing {
     /// Steps 1 to 4.
     pub fn place(&mut self, ts: &TaskSet, task: usize) -> bool {
         self.place_incremental(ts, task) || self.merge_two(ts, task)
+    }
+
+    /// Hands the free chips out one at a time, each to the cluster whose
+    /// space is fullest (`ρ`) among those that still pass with it. NRT data
+    /// are striped over every chip and an NRT request waits for its slowest
+    /// part, so the fullest cluster's GC sets the NRT bandwidth; a chip
+    /// added to a cluster only lowers its per-chip load (fewer pages per
+    /// chip, a lower `ρ`, a cheaper GC round), so the check is a safeguard.
+    pub fn spread_leftover(&mut self, ts: &TaskSet) {
+        while self.free > 0 {
+            let fullest = self
+                .groups
+                .iter()
+                .enumerate()
+                .filter(|(_, g)| check_cluster(ts, &g.tasks, g.chips + 1).schedulable())
+                .max_by(|(a, ga), (b, gb)| {
+                    space_share(ts, ga).cmp(&space_share(ts, gb)).then(b.cmp(a))
+                })
+                .map(|(k, _)| k);
+            let Some(k) = fullest else { return };
+            self.groups[k].chips += 1;
+            self.free -= 1;
+        }
     }
 
     fn join_existing(&mut self, ts: &TaskSet, task: usize) -> bool {
@@ -125,6 +150,12 @@ impl Packing {
     }
 }
 
+/// The share of a cluster's space its data fill (`ρ`), in ppb.
+fn space_share(ts: &TaskSet, g: &Group) -> u128 {
+    let space = check_cluster(ts, &g.tasks, g.chips).space;
+    u128::from(space.used_pages) * 1_000_000_000 / u128::from(space.capacity_pages.max(1))
+}
+
 fn with(tasks: &[usize], task: usize) -> Vec<usize> {
     let mut out = tasks.to_vec();
     out.push(task);
@@ -183,7 +214,12 @@ pub(super) fn no_fit_reason(ts: &TaskSet, packing: &Packing, task: usize) -> Str
 pub(super) fn plan(ts: &TaskSet) -> Plan {
     let order = by_isolated_density(ts);
     let (packing, pos) = match pack(ts, &order) {
-        Ok(p) => return plan_of(p.groups, None, None),
+        Ok(mut p) => {
+            if ts.analysis.leftover_chips == LeftoverChips::Spread {
+                p.spread_leftover(ts);
+            }
+            return plan_of(p.groups, None, None);
+        }
         Err(e) => e,
     };
     let global = global::layout(ts);

@@ -1,7 +1,7 @@
 use super::*;
 use crate::rtflash::edf::{busy_period, density_test, edf_np_test, Stream};
 use crate::rtflash::generate::{generate, GenParams};
-use crate::rtflash::{NrtArrival, NrtLoad, Platform, RtTask};
+use crate::rtflash::{LeftoverChips, NrtArrival, NrtLoad, Platform, RtTask};
 use proptest::prelude::*;
 
 const MS: u64 = 1_000_000;
@@ -79,6 +79,46 @@ fn leftover_chips_form_the_nrt_only_cluster() {
     assert!(c.clusters[1].nrt_only);
     assert_eq!(c.clusters[1].chips, [1, 2, 3]);
     assert_eq!(c.clusters[1].server_bandwidth_ppm, 1_000_000);
+}
+
+#[test]
+fn spread_leftover_chips_go_to_the_fullest_cluster() {
+    // The case study's big1 on two chips, small1 on one, one chip free.
+    let ts = case_study();
+    let mut packing = super::clustering_bfd::Packing {
+        groups: vec![
+            Group {
+                chips: 2,
+                tasks: vec![0],
+            },
+            Group {
+                chips: 1,
+                tasks: vec![2],
+            },
+        ],
+        free: 1,
+    };
+    packing.spread_leftover(&ts);
+    // big1's cluster is the fuller (big1's data alone fill 88 % of one
+    // chip, small1's 10 %): it takes the chip.
+    assert_eq!(packing.free, 0);
+    assert_eq!(
+        packing.groups.iter().map(|g| g.chips).collect::<Vec<_>>(),
+        [3, 1]
+    );
+}
+
+#[test]
+fn spread_leftover_chips_leave_no_nrt_only_cluster() {
+    let mut ts = case_study();
+    ts.tasks.truncate(1);
+    ts.tasks[0].footprint_pages = 1000;
+    ts.analysis.leftover_chips = LeftoverChips::Spread;
+    let c = run(&ts, "clustering");
+    assert!(c.schedulable);
+    assert_eq!(c.clusters.len(), 1);
+    assert_eq!(c.clusters[0].chips, [0, 1, 2, 3]);
+    assert!(!c.clusters[0].nrt_only);
 }
 
 /// Read-only tasks (no GC) with `D = T = 10 ms` on two chips: `p`, `q`
@@ -185,6 +225,28 @@ proptest! {
             let ok = |name| accepts(&ts, ApproachChoice::parse(name).unwrap());
             if ok("global") || ok("full-isolation") {
                 prop_assert!(ok("clustering"));
+            }
+        }
+    }
+
+    /// Spreading the leftover chips never changes a verdict, uses every
+    /// chip of an accepted set, and keeps every cluster schedulable.
+    #[test]
+    fn spreading_keeps_the_verdict_and_every_cluster_passing(
+        n in 2usize..7, u in 0.2f64..2.0, rho in 0.3f64..0.9, seed in 0u64..1000
+    ) {
+        let mut params = GenParams::new(Platform::default(), n, u);
+        params.space_utilisation = rho;
+        if let Some(mut ts) = generate(&params, seed) {
+            let kept = run(&ts, "clustering");
+            ts.analysis.leftover_chips = LeftoverChips::Spread;
+            let spread = run(&ts, "clustering");
+            prop_assert_eq!(kept.schedulable, spread.schedulable);
+            if spread.schedulable && spread.note.is_none() {
+                let chips: usize = spread.clusters.iter().map(|k| k.chips.len()).sum();
+                prop_assert_eq!(chips, ts.platform.chips as usize);
+                prop_assert!(spread.clusters.iter().all(|k| !k.nrt_only));
+                prop_assert!(spread.clusters.iter().all(|k| k.schedulable));
             }
         }
     }

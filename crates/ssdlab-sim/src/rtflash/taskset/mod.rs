@@ -82,6 +82,37 @@ impl TestKind {
     }
 }
 
+/// What Clustering-BFD does with the chips no task needed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LeftoverChips {
+    /// They form one NRT-only cluster (server bandwidth 1).
+    NrtCluster,
+    /// Each goes, one at a time, to the cluster whose space is fullest, so
+    /// that NRT data striped over every chip finds no cluster much fuller
+    /// than the rest.
+    Spread,
+}
+
+impl LeftoverChips {
+    pub const NAMES: &'static [&'static str] = &["nrt-cluster", "spread"];
+
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "nrt-cluster" => Some(LeftoverChips::NrtCluster),
+            "spread" => Some(LeftoverChips::Spread),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            LeftoverChips::NrtCluster => "nrt-cluster",
+            LeftoverChips::Spread => "spread",
+        }
+    }
+}
+
 /// How the analysis runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct AnalysisOptions {
@@ -89,6 +120,8 @@ pub struct AnalysisOptions {
     /// The online allocator may re-allocate every task when an arriving task
     /// fits nowhere incrementally (the data moves are not costed).
     pub allow_migration: bool,
+    /// Clustering-BFD's chips left over after packing.
+    pub leftover_chips: LeftoverChips,
 }
 
 impl Default for AnalysisOptions {
@@ -96,6 +129,7 @@ impl Default for AnalysisOptions {
         AnalysisOptions {
             test: TestKind::EdfNp,
             allow_migration: true,
+            leftover_chips: LeftoverChips::NrtCluster,
         }
     }
 }
@@ -190,6 +224,20 @@ fn read_analysis(c: &mut Checker, a: RawAnalysis) -> (AnalysisOptions, u64) {
     }
     if let Some(m) = a.allow_migration {
         out.allow_migration = m;
+    }
+    if let Some(l) = &a.leftover_chips {
+        match LeftoverChips::parse(l.get_ref()) {
+            Some(k) => out.leftover_chips = k,
+            None => c.error(
+                l.span(),
+                "analysis.leftover_chips",
+                format!(
+                    "unknown choice '{}' (known: {})",
+                    l.get_ref(),
+                    LeftoverChips::NAMES.join(", ")
+                ),
+            ),
+        }
     }
     let reserved = a
         .reserved_blocks

@@ -77,6 +77,7 @@ pub(super) struct RawAnalysis {
     pub test: Option<Spanned<String>>,
     pub reserved_blocks: Option<Spanned<i64>>,
     pub allow_migration: Option<bool>,
+    pub leftover_chips: Option<Spanned<String>>,
 }
 
 /// Converts located values and collects every problem.

@@ -82,6 +82,14 @@ fn unknown_keys_and_bad_values() {
     assert!(e.contains("t.toml:7: rt_task[0].period: "), "{e}");
     let e = errors(&GOOD.replace("test = \"density\"", "test = \"rta\""));
     assert!(e.contains("analysis.test: unknown test 'rta'"), "{e}");
+    let e = errors(&GOOD.replace("test = \"density\"", "leftover_chips = \"keep\""));
+    assert!(
+        e.contains("analysis.leftover_chips: unknown choice 'keep' (known: nrt-cluster, spread)"),
+        "{e}"
+    );
+    let spread = GOOD.replace("test = \"density\"", "leftover_chips = \"spread\"");
+    let ts = TaskSet::from_toml(&spread, "t.toml").unwrap();
+    assert_eq!(ts.analysis.leftover_chips, LeftoverChips::Spread);
     let e = errors(&GOOD.replace("write_pages = 8", "write_pages = 0"));
     assert!(
         e.contains("rt_task[1].write_pages: a job reads and writes no page"),
