@@ -374,6 +374,53 @@ fn paced_gc_lets_host_writes_through_between_copies() {
     );
 }
 
+/// One writer at a time (queue depth 1, as a host at K2-1) on a full device
+/// with paced GC and one-shot programs of four pages a plane; returns its
+/// 99.9th-percentile latency and the GC victims.
+fn one_writer_under_gc(mixed_programs: bool) -> (u64, u64) {
+    let mut cfg = small();
+    cfg.timing.one_shot_pages = 4;
+    cfg.gc.pacing = true;
+    cfg.gc.mixed_programs = mixed_programs;
+    cfg.gc.soft_threshold = 0.2;
+    cfg.gc.hard_threshold = 0.05;
+    cfg.buffer.capacity_bytes = 8 * 4096;
+    cfg.validate().unwrap();
+    let mut ssd = SimSsd::new(cfg, 7, true);
+    precondition(&mut ssd, &Precondition::full(), 7).unwrap();
+    let span = ssd.layout().logical_pages;
+    let mut sim = Simulation::new(ssd, None, 7);
+    let load = ClosedLoop {
+        op: Dir::Write,
+        qd: 1,
+        requests: 6000,
+        span,
+        seed: 13,
+    }
+    .run(&mut sim);
+    sim.drain();
+    sim.device().check_invariants().unwrap();
+    let p999 = load.histogram.value_at_quantile(0.999);
+    (p999, sim.device().stats().ftl.gc_invocations)
+}
+
+#[test]
+fn mixed_programs_commit_host_pages_at_every_program_of_a_collecting_die() {
+    let (whole, victims) = one_writer_under_gc(false);
+    let (mixed, mixed_victims) = one_writer_under_gc(true);
+    assert!(
+        victims > 50 && mixed_victims > 50,
+        "GC ran: {victims}, {mixed_victims}"
+    );
+    // A writer that waits for a buffer slot waits for the next host commit:
+    // a program's time with mixed programs, a quota of copies and a whole
+    // program without.
+    assert!(
+        mixed * 2 < whole,
+        "p99.9 write latency mixed {mixed} ns, whole programs {whole} ns"
+    );
+}
+
 /// Closed-loop random writes at queue depth 16 on a full device with paced
 /// GC; returns the simulated time they took and the GC victims.
 fn gc_bound_writes(multi_plane: bool) -> (u64, u64) {

@@ -390,6 +390,12 @@ pub struct Gc {
     /// then lets one program go (default false: background GC goes first).
     #[serde(default)]
     pub pacing: bool,
+    /// With pacing, every program of a die that collects carries host
+    /// pages and GC copies in the ratio its victims pay for (one write
+    /// point for both), instead of a whole host program after a quota of
+    /// copies: host pages commit at every program (default false).
+    #[serde(default)]
+    pub mixed_programs: bool,
 }
 
 fn default_trigger() -> GcTriggerChoice {
@@ -465,6 +471,7 @@ impl Default for Gc {
             enable_at_full: 0.0,
             on_demand: OnDemand::default(),
             pacing: false,
+            mixed_programs: false,
         }
     }
 }

@@ -107,12 +107,13 @@ impl SimSsd {
                 };
             }
             DieWork::PacedHostProgram => {
+                let cap = self.mixed_program_cap(die);
                 return started(
                     std::mem::take(&mut self.dies[die.index()].host_turn)
-                        && self.start_program(die, now, q),
+                        && self.start_program(die, cap, now, q),
                 );
             }
-            DieWork::HostProgram => return started(self.start_program(die, now, q)),
+            DieWork::HostProgram => return started(self.start_program(die, None, now, q)),
         };
         let Some(job) = job else {
             return Tried::Nothing;

@@ -23,6 +23,7 @@ impl SimSsd {
         }
         job.quota = Some(pause_after);
         self.dies[die.index()].host_turn = true;
+        self.dies[die.index()].unpaid_pages = 0;
         let at = job.started + pause_after as u64 * job.step_ns;
         self.set_die_op(die, DieOp::Job(job), at, q);
     }
@@ -248,6 +249,9 @@ impl SimSsd {
             .quota
             .map_or(end, |pages| now + pages as u64 * job.step_ns);
         self.dies[die.index()].host_turn = job.quota.is_some();
+        if job.quota.is_some() {
+            self.dies[die.index()].unpaid_pages = 0;
+        }
         self.set_die_op(die, DieOp::Job(job), at, q);
     }
 
@@ -268,9 +272,33 @@ impl SimSsd {
             1
         };
         let first_plane = self.layout.plane_of_die(die, 0);
-        let host_pages = self.program_pages(first_plane) as f64 * programmed as f64;
+        let per_plane = self.paced_host_pages(first_plane, job);
+        let unpaid = self.dies[die.index()].unpaid_pages;
+        let host_pages = per_plane as f64 * programmed as f64 + f64::from(unpaid);
         let quota = ((host_pages * job.copies_per_host_page).ceil() as u32).max(1);
         (quota < job.pages_left).then_some(quota)
+    }
+
+    /// Host pages per plane that go between two stretches of a paced job's
+    /// copies: a whole program's worth, or with mixed programs the host's
+    /// share of one program, `P / (1 + copies per host page)` (at least 1).
+    pub(super) fn paced_host_pages(&self, plane: PlaneId, job: &Job) -> usize {
+        let full = self.program_pages(plane);
+        if !self.cfg.gc.mixed_programs {
+            return full;
+        }
+        let share = (full as f64 / (1.0 + job.copies_per_host_page)).round() as usize;
+        share.clamp(1, full)
+    }
+
+    /// With mixed programs, the host pages a plane may take in the program
+    /// a paused GC job lets go.
+    pub(super) fn mixed_program_cap(&self, die: DieId) -> Option<usize> {
+        if !self.cfg.gc.mixed_programs {
+            return None;
+        }
+        let job = self.dies[die.index()].paused_gc.as_ref()?;
+        Some(self.paced_host_pages(self.layout.plane_of_die(die, 0), job))
     }
 
     /// Host I/O waits for background work only until the page copy in

@@ -274,6 +274,9 @@ struct Die {
     suspend_read_done: bool,
     /// A paced GC job yielded: one host program goes before it resumes.
     host_turn: bool,
+    /// Pages a mixed program wrote beyond the host share its GC quota
+    /// paid for (mapping-table pages): the next quota pays for them.
+    unpaid_pages: u32,
 }
 
 struct Slot {
@@ -396,6 +399,7 @@ impl SimSsd {
                 suspended: None,
                 suspend_read_done: false,
                 host_turn: false,
+                unpaid_pages: 0,
             })
             .collect();
         let buffer = WriteBuffer::new((cfg.buffer.capacity_bytes / layout.page_size as u64) as u32);

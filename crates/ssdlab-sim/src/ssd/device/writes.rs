@@ -234,11 +234,14 @@ impl SimSsd {
     }
 
     /// Programs this die: on each plane (one, or several with multi-plane)
-    /// that is ready, up to one program's worth of queued pages. Returns
-    /// false when there was nothing to program.
+    /// that is ready, up to one program's worth of queued pages, or up to
+    /// `cap` pages a plane: the host's share of a program shared with GC
+    /// copies, which takes that share of the program time. Returns false
+    /// when there was nothing to program.
     pub(super) fn start_program(
         &mut self,
         die: DieId,
+        cap: Option<usize>,
         now: Ns,
         q: &mut impl Timers<DevEvent>,
     ) -> bool {
@@ -250,6 +253,8 @@ impl SimSsd {
         let mut items = Vec::new();
         let mut planes = 0;
         let mut die_mode = None;
+        // The most pages a plane took, of a full program's.
+        let mut share = (0, 1);
         for plane in self.planes_of(die) {
             if planes == max_planes {
                 break;
@@ -259,24 +264,32 @@ impl SimSsd {
             }
             // With multi-plane programs the mode is the die's, decided before
             // the first page is taken (the pages may use up a plane's cache).
-            let (stream, pages) = die_mode.unwrap_or_else(|| self.host_mode(plane));
+            let (stream, full) = die_mode.unwrap_or_else(|| self.host_mode(plane));
             if self.cfg.timing.multi_plane {
-                die_mode = Some((stream, pages));
+                die_mode = Some((stream, full));
             }
             if !self.ftl.can_write(plane, stream) {
                 continue;
             }
             let before = items.len();
-            for _ in 0..pages {
+            // Mapping-table pages have their own write point: only host
+            // pages share a program with GC copies.
+            let mut host = 0;
+            while items.len() - before < full && cap.is_none_or(|c| host < c) {
                 match self.next_flush(plane, stream) {
-                    Some(item) => items.push(item),
+                    Some(item) => {
+                        host += usize::from(matches!(item.0, PageData::Host(_)));
+                        items.push(item);
+                    }
                     None => break,
                 }
                 if !self.ftl.can_write(plane, stream) {
                     break;
                 }
             }
-            if items.len() > before {
+            let taken = items.len() - before;
+            share = (share.0.max(taken), full);
+            if taken > 0 {
                 planes += 1;
             }
         }
@@ -305,6 +318,17 @@ impl SimSsd {
                 plane = Some(self.layout.plane_of(ppa));
                 prog = prog.max(self.program_time(ppa));
             }
+        }
+        // A share of a program shared with GC copies takes its share of
+        // the time (a partial program of the host's own is padded); pages
+        // beyond the host share are paid for by the next GC quota.
+        if let Some(c) = cap {
+            if share.0 < share.1 {
+                prog = prog * share.0 as u64 / share.1 as u64;
+            }
+            let paid = c * planes;
+            let extra = items.len().saturating_sub(paid) as u32;
+            self.dies[die.index()].unpaid_pages += extra;
         }
         prog += self.open_erase_time(&items);
         self.run_program(die, items, xfer_end + prog, prog, q);
@@ -518,6 +542,33 @@ mod tests {
             lpa += 1;
         }
         assert!(ssd.ftl.host_goes_to_slc(PlaneId(1)));
+    }
+
+    #[test]
+    fn a_mixed_program_carries_the_host_share_of_a_wordline() {
+        let mut ssd = die_with_cache(true);
+        ssd.cfg.slc_cache = None;
+        let full = ssd.program_pages(PlaneId(0));
+        let job = |copies_per_host_page| Job {
+            kind: JobKind::Gc,
+            critical: false,
+            victims: [None; MAX_PARALLEL_VICTIMS],
+            pages_left: 1000,
+            step_ns: 1,
+            erase_left: 0,
+            started: 0,
+            copies_per_host_page,
+            quota: None,
+        };
+        // Without mixed programs a paced job lets a whole program go.
+        assert_eq!(ssd.paced_host_pages(PlaneId(0), &job(4.0)), full);
+        ssd.cfg.gc.mixed_programs = true;
+        // Victims 80 % valid: four copies per host page, a fifth of each
+        // program is the host's; nearly empty victims leave it all.
+        let share = (full as f64 / 5.0).round() as usize;
+        assert_eq!(ssd.paced_host_pages(PlaneId(0), &job(4.0)), share.max(1));
+        assert_eq!(ssd.paced_host_pages(PlaneId(0), &job(0.0)), full);
+        assert_eq!(ssd.paced_host_pages(PlaneId(0), &job(1e6)), 1);
     }
 
     #[test]
