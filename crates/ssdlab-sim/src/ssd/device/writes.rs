@@ -272,8 +272,8 @@ impl SimSsd {
                 continue;
             }
             let before = items.len();
-            // Mapping-table pages have their own write point: only host
-            // pages share a program with GC copies.
+            // The cap counts host pages only: mapping-table pages queued
+            // with them fill the program (the next GC quota pays for them).
             let mut host = 0;
             while items.len() - before < full && cap.is_none_or(|c| host < c) {
                 match self.next_flush(plane, stream) {
