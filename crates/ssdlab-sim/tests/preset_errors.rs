@@ -90,6 +90,19 @@ fn over_provisioning_not_positive() {
 }
 
 #[test]
+fn mixed_programs_need_pacing() {
+    let text = base().replace("[gc]\n", "[gc]\nmixed_programs = true\n");
+    let (line, field, message) = err_of(&text);
+    assert_eq!(
+        (line, field.as_str()),
+        (line_of(&text, "mixed_programs"), "gc.mixed_programs")
+    );
+    assert!(message.contains("gc.pacing"), "{message}");
+    let paced = text.replace("[gc]\n", "[gc]\npacing = true\n");
+    SsdConfig::from_toml(&paced, "dev.toml").unwrap();
+}
+
+#[test]
 fn wrong_type_and_unknown_policy() {
     let text = base().replace("read_ns = 25_000", "read_ns = \"fast\"");
     assert_eq!(err_of(&text).0, line_of(&text, "read_ns"));

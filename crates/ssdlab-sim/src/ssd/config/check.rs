@@ -214,6 +214,12 @@ impl SsdConfig {
                 format!("{} must be in [0, 1)", gc.enable_at_full),
             );
         }
+        if gc.mixed_programs && !gc.pacing {
+            err(
+                "gc.mixed_programs",
+                "needs gc.pacing = true (it shares the programs paced GC lets go)".into(),
+            );
+        }
         let od = &gc.on_demand;
         if !(0.0..=1.0).contains(&od.theta_ir) || od.lambda < 0.0 || !od.lambda.is_finite() {
             err(
