@@ -333,31 +333,52 @@ fn a_block_opened_for_writing_is_erased_first() {
     assert_eq!(lazy[1..], eager[1..]);
 }
 
-/// Closed-loop random writes at queue depth 8 on a full device; returns the
-/// 99th-percentile latency and the number of GC victims.
-fn write_p99(pacing: bool) -> (u64, u64) {
-    let mut cfg = small();
-    cfg.gc.pacing = pacing;
-    // Background GC from 6 free blocks a plane; the host reserve is 2.
+/// What closed-loop random writes on a full device did.
+struct GcRun {
+    /// Write latencies, ns.
+    latency: hdrhistogram::Histogram<u64>,
+    /// Simulated time they took.
+    took: Ns,
+    /// GC victims.
+    victims: u64,
+}
+
+/// `requests` random writes at queue depth `qd` on `cfg` filled to the
+/// last logical page, with background GC from 20 % of a plane's blocks
+/// free and a host reserve of 5 %; the device's invariants are checked.
+fn writes_on_a_full_device(mut cfg: SsdConfig, qd: u32, requests: u64, seed: u64) -> GcRun {
     cfg.gc.soft_threshold = 0.2;
     cfg.gc.hard_threshold = 0.05;
-    cfg.buffer.capacity_bytes = 4 * 4096;
-    let mut ssd = SimSsd::new(cfg, 3, true);
-    precondition(&mut ssd, &Precondition::full(), 3).unwrap();
+    cfg.validate().unwrap();
+    let mut ssd = SimSsd::new(cfg, seed, true);
+    precondition(&mut ssd, &Precondition::full(), seed).unwrap();
     let span = ssd.layout().logical_pages;
-    let mut sim = Simulation::new(ssd, None, 3);
+    let mut sim = Simulation::new(ssd, None, seed);
     let load = ClosedLoop {
         op: Dir::Write,
-        qd: 8,
-        requests: 4000,
+        qd,
+        requests,
         span,
-        seed: 9,
+        seed: seed + 6,
     }
     .run(&mut sim);
     sim.drain();
     sim.device().check_invariants().unwrap();
-    let p99 = load.histogram.value_at_quantile(0.99);
-    (p99, sim.device().stats().ftl.gc_invocations)
+    GcRun {
+        latency: load.histogram,
+        took: sim.now(),
+        victims: sim.device().stats().ftl.gc_invocations,
+    }
+}
+
+/// Queue depth 8 and a buffer of four pages; returns the 99th-percentile
+/// write latency and the GC victims.
+fn write_p99(pacing: bool) -> (u64, u64) {
+    let mut cfg = small();
+    cfg.gc.pacing = pacing;
+    cfg.buffer.capacity_bytes = 4 * 4096;
+    let run = writes_on_a_full_device(cfg, 8, 4000, 3);
+    (run.latency.value_at_quantile(0.99), run.victims)
 }
 
 #[test]
@@ -374,34 +395,17 @@ fn paced_gc_lets_host_writes_through_between_copies() {
     );
 }
 
-/// One writer at a time (queue depth 1, as a host at K2-1) on a full device
-/// with paced GC and one-shot programs of four pages a plane; returns its
+/// One writer at a time (queue depth 1, as a host at K2-1) with paced GC
+/// and one-shot programs of four pages a plane; returns its
 /// 99.9th-percentile latency and the GC victims.
 fn one_writer_under_gc(mixed_programs: bool) -> (u64, u64) {
     let mut cfg = small();
     cfg.timing.one_shot_pages = 4;
     cfg.gc.pacing = true;
     cfg.gc.mixed_programs = mixed_programs;
-    cfg.gc.soft_threshold = 0.2;
-    cfg.gc.hard_threshold = 0.05;
     cfg.buffer.capacity_bytes = 8 * 4096;
-    cfg.validate().unwrap();
-    let mut ssd = SimSsd::new(cfg, 7, true);
-    precondition(&mut ssd, &Precondition::full(), 7).unwrap();
-    let span = ssd.layout().logical_pages;
-    let mut sim = Simulation::new(ssd, None, 7);
-    let load = ClosedLoop {
-        op: Dir::Write,
-        qd: 1,
-        requests: 6000,
-        span,
-        seed: 13,
-    }
-    .run(&mut sim);
-    sim.drain();
-    sim.device().check_invariants().unwrap();
-    let p999 = load.histogram.value_at_quantile(0.999);
-    (p999, sim.device().stats().ftl.gc_invocations)
+    let run = writes_on_a_full_device(cfg, 1, 6000, 7);
+    (run.latency.value_at_quantile(0.999), run.victims)
 }
 
 #[test]
@@ -421,29 +425,14 @@ fn mixed_programs_commit_host_pages_at_every_program_of_a_collecting_die() {
     );
 }
 
-/// Closed-loop random writes at queue depth 16 on a full device with paced
-/// GC; returns the simulated time they took and the GC victims.
+/// Queue depth 16 with paced GC; returns the simulated time the writes
+/// took and the GC victims.
 fn gc_bound_writes(multi_plane: bool) -> (u64, u64) {
     let mut cfg = small();
     cfg.timing.multi_plane = multi_plane;
     cfg.gc.pacing = true;
-    cfg.gc.soft_threshold = 0.2;
-    cfg.gc.hard_threshold = 0.05;
-    let mut ssd = SimSsd::new(cfg, 5, true);
-    precondition(&mut ssd, &Precondition::full(), 5).unwrap();
-    let span = ssd.layout().logical_pages;
-    let mut sim = Simulation::new(ssd, None, 5);
-    ClosedLoop {
-        op: Dir::Write,
-        qd: 16,
-        requests: 6000,
-        span,
-        seed: 11,
-    }
-    .run(&mut sim);
-    sim.drain();
-    sim.device().check_invariants().unwrap();
-    (sim.now(), sim.device().stats().ftl.gc_invocations)
+    let run = writes_on_a_full_device(cfg, 16, 6000, 5);
+    (run.took, run.victims)
 }
 
 #[test]

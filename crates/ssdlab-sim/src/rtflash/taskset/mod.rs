@@ -199,6 +199,29 @@ impl TaskSet {
     }
 }
 
+/// A value chosen by name, or an error naming the field and the known
+/// names (`what`: "test", "choice").
+fn named<T>(
+    c: &mut Checker,
+    value: &Option<toml::Spanned<String>>,
+    field: &str,
+    what: &str,
+    parse: fn(&str) -> Option<T>,
+    names: &[&str],
+) -> Option<T> {
+    let v = value.as_ref()?;
+    let parsed = parse(v.get_ref());
+    if parsed.is_none() {
+        let message = format!(
+            "unknown {what} '{}' (known: {})",
+            v.get_ref(),
+            names.join(", ")
+        );
+        c.error(v.span(), field, message);
+    }
+    parsed
+}
+
 fn line_of(e: &InputError) -> usize {
     match e {
         InputError::At { line, .. } => *line,
@@ -208,36 +231,30 @@ fn line_of(e: &InputError) -> usize {
 
 fn read_analysis(c: &mut Checker, a: RawAnalysis) -> (AnalysisOptions, u64) {
     let mut out = AnalysisOptions::default();
-    if let Some(t) = &a.test {
-        match TestKind::parse(t.get_ref()) {
-            Some(k) => out.test = k,
-            None => c.error(
-                t.span(),
-                "analysis.test",
-                format!(
-                    "unknown test '{}' (known: {})",
-                    t.get_ref(),
-                    TestKind::NAMES.join(", ")
-                ),
-            ),
-        }
+    if let Some(k) = named(
+        c,
+        &a.test,
+        "analysis.test",
+        "test",
+        TestKind::parse,
+        TestKind::NAMES,
+    ) {
+        out.test = k;
     }
     if let Some(m) = a.allow_migration {
         out.allow_migration = m;
     }
-    if let Some(l) = &a.leftover_chips {
-        match LeftoverChips::parse(l.get_ref()) {
-            Some(k) => out.leftover_chips = k,
-            None => c.error(
-                l.span(),
-                "analysis.leftover_chips",
-                format!(
-                    "unknown choice '{}' (known: {})",
-                    l.get_ref(),
-                    LeftoverChips::NAMES.join(", ")
-                ),
-            ),
-        }
+    let leftover = &a.leftover_chips;
+    let names = LeftoverChips::NAMES;
+    if let Some(k) = named(
+        c,
+        leftover,
+        "analysis.leftover_chips",
+        "choice",
+        LeftoverChips::parse,
+        names,
+    ) {
+        out.leftover_chips = k;
     }
     let reserved = a
         .reserved_blocks
