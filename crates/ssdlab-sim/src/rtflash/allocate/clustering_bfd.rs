@@ -59,9 +59,8 @@ impl Packing {
                 .iter()
                 .enumerate()
                 .filter(|(_, g)| check_cluster(ts, &g.tasks, g.chips + 1).schedulable())
-                .max_by(|(a, ga), (b, gb)| {
-                    space_share(ts, ga).cmp(&space_share(ts, gb)).then(b.cmp(a))
-                })
+                // Ties go to the cluster packed first.
+                .max_by_key(|&(k, g)| (space_share(ts, g), std::cmp::Reverse(k)))
                 .map(|(k, _)| k);
             let Some(k) = fullest else { return };
             self.groups[k].chips += 1;
