@@ -34,9 +34,36 @@ struct AnalyzeArgs {
     /// clustering (Clustering-BFD), global or full-isolation.
     #[arg(long, default_value = "clustering")]
     approach: String,
+    /// What Clustering-BFD does with the chips no task needs: an NRT-only
+    /// cluster, or spread over the fullest clusters (overrides the file's
+    /// `[analysis] leftover_chips`).
+    #[arg(long, value_enum)]
+    leftover_chips: Option<LeftoverArg>,
     /// Print the allocation as JSON.
     #[arg(long)]
     json: bool,
+}
+
+/// `--leftover-chips` of `analyze` and `run`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum LeftoverArg {
+    NrtCluster,
+    Spread,
+}
+
+/// Loads a task set, with `--leftover-chips` applied when given.
+pub(crate) fn load_task_set(
+    file: &str,
+    leftover: Option<LeftoverArg>,
+) -> Result<TaskSet, InputError> {
+    let mut ts = TaskSet::load(file)?;
+    if let Some(l) = leftover {
+        ts.analysis.leftover_chips = match l {
+            LeftoverArg::NrtCluster => LeftoverChips::NrtCluster,
+            LeftoverArg::Spread => LeftoverChips::Spread,
+        };
+    }
+    Ok(ts)
 }
 
 pub fn run(a: Args) -> Result<(), InputError> {
@@ -49,7 +76,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
 fn analyze(a: AnalyzeArgs) -> Result<(), InputError> {
     let approach = parse_approach(&a.approach)?;
     let file = a.tasks.display().to_string();
-    let ts = TaskSet::load(&file)?;
+    let ts = load_task_set(&file, a.leftover_chips)?;
     let result = allocate(&ts, approach);
     if a.json {
         return crate::print_json(&result);

@@ -6,7 +6,6 @@
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::rtflash::analysis::ms;
 use ssdlab_sim::rtflash::sim::{run_task_set, ChipOrder, Model, NrtPolicy, RunOptions, RunOutput};
-use ssdlab_sim::rtflash::TaskSet;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -38,6 +37,10 @@ pub struct RunArgs {
     duration: f64,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// What Clustering-BFD does with the chips no task needs (overrides
+    /// the file's `[analysis] leftover_chips`).
+    #[arg(long, value_enum)]
+    leftover_chips: Option<crate::rtflash_cmd::LeftoverArg>,
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
@@ -70,7 +73,7 @@ pub fn run(a: RunArgs) -> Result<(), InputError> {
         ));
     }
     let file = a.tasks.display().to_string();
-    let ts = TaskSet::load(&file)?;
+    let ts = crate::rtflash_cmd::load_task_set(&file, a.leftover_chips)?;
     let options = RunOptions {
         approach,
         nrt: match a.nrt {

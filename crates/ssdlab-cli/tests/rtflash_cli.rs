@@ -175,6 +175,40 @@ fn run_refuses_a_nonsense_duration_and_a_set_that_does_not_fit() {
     assert!(err.contains("--approach"), "{err}");
 }
 
+#[test]
+fn leftover_chips_from_the_command_line_override_the_file() {
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/rtflash/interference.toml")
+        .display()
+        .to_string();
+    let nrt_only = |v: &serde_json::Value| -> Vec<bool> {
+        let clusters = v["clusters"].as_array().unwrap();
+        clusters.iter().map(|c| c["nrt_only"] == true).collect()
+    };
+    // The file keeps its leftover chip as an NRT-only cluster.
+    let kept = analyze_json(&file, "clustering");
+    assert_eq!(nrt_only(&kept), [false, false, true]);
+    let args = ["rtflash", "analyze", &file, "--leftover-chips", "spread"];
+    let (code, out, err) = ssdlab(&[&args[..], &["--json"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let spread: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(spread["schedulable"], true);
+    assert_eq!(nrt_only(&spread), [false, false]);
+    let (_, text, _) = ssdlab(&args);
+    assert!(text.contains("leftover chips: spread"), "{text}");
+    let r = run_json(&[&file, "--leftover-chips", "spread", "--duration", "2"]);
+    for t in r["tasks"].as_array().unwrap() {
+        assert_eq!(
+            (&t["read_misses"], &t["write_misses"]),
+            (&0.into(), &0.into()),
+            "{t}"
+        );
+    }
+    let (code, _, err) = ssdlab(&["rtflash", "analyze", &file, "--leftover-chips", "keep"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--leftover-chips"), "{err}");
+}
+
 fn reproduce(out: &std::path::Path) -> (String, String) {
     let (code, stdout, err) = ssdlab(&[
         "reproduce",
