@@ -27,14 +27,20 @@ impl ClusterCheck {
     }
 }
 
-/// Checks `tasks` on a cluster of `chips` chips with the task set's test.
-pub fn check_cluster(ts: &TaskSet, tasks: &[usize], chips: u32) -> ClusterCheck {
-    let p = &ts.platform;
+/// The space of a cluster of `chips` chips holding `tasks` and its share of
+/// the NRT region.
+pub fn cluster_space(ts: &TaskSet, tasks: &[usize], chips: u32) -> ClusterSpace {
     let rt_pages = tasks
         .iter()
         .map(|&i| ts.tasks[i].footprint_pages)
         .fold(0u64, u64::saturating_add);
-    let space = ClusterSpace::new(p, chips, rt_pages, ts.nrt_footprint_pages());
+    ClusterSpace::new(&ts.platform, chips, rt_pages, ts.nrt_footprint_pages())
+}
+
+/// Checks `tasks` on a cluster of `chips` chips with the task set's test.
+pub fn check_cluster(ts: &TaskSet, tasks: &[usize], chips: u32) -> ClusterCheck {
+    let p = &ts.platform;
+    let space = cluster_space(ts, tasks, chips);
     let blocking_ns = p.blocking_ns();
     let infeasible = |why: String| ClusterCheck {
         space,

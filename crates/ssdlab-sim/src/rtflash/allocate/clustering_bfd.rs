@@ -18,7 +18,7 @@
 //! set one of the baselines accepts.
 
 use super::{by_isolated_density, full_isolation, global, layout_failure, Group, Plan};
-use crate::rtflash::analysis::check_cluster;
+use crate::rtflash::analysis::{check_cluster, cluster_space};
 use crate::rtflash::taskset::{LeftoverChips, TaskSet};
 
 /// Clusters being packed and the chips still free.
@@ -151,7 +151,7 @@ impl Packing {
 
 /// The share of a cluster's space its data fill (`ρ`), in ppb.
 fn space_share(ts: &TaskSet, g: &Group) -> u128 {
-    let space = check_cluster(ts, &g.tasks, g.chips).space;
+    let space = cluster_space(ts, &g.tasks, g.chips);
     u128::from(space.used_pages) * 1_000_000_000 / u128::from(space.capacity_pages.max(1))
 }
 

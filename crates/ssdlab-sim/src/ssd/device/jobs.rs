@@ -21,9 +21,7 @@ impl SimSsd {
         if pause_after >= job.pages_left {
             return;
         }
-        job.quota = Some(pause_after);
-        self.dies[die.index()].host_turn = true;
-        self.dies[die.index()].unpaid_pages = 0;
+        self.yield_after(die, &mut job, pause_after);
         let at = job.started + pause_after as u64 * job.step_ns;
         self.set_die_op(die, DieOp::Job(job), at, q);
     }
@@ -243,16 +241,28 @@ impl SimSsd {
         job.started = now;
         self.clear_registers(die);
         let end = now + job.pages_left as u64 * job.step_ns + job.erase_left;
-        job.quota = self.pacing_quota(die, &job, now);
         // Paced: copy the quota, then pause for one host program.
-        let at = job
-            .quota
-            .map_or(end, |pages| now + pages as u64 * job.step_ns);
-        self.dies[die.index()].host_turn = job.quota.is_some();
-        if job.quota.is_some() {
-            self.dies[die.index()].unpaid_pages = 0;
-        }
+        let at = match self.pacing_quota(die, &job, now) {
+            Some(pages) => {
+                self.yield_after(die, &mut job, pages);
+                now + pages as u64 * job.step_ns
+            }
+            None => {
+                job.quota = None;
+                self.dies[die.index()].host_turn = false;
+                end
+            }
+        };
         self.set_die_op(die, DieOp::Job(job), at, q);
+    }
+
+    /// A paced job pauses after `pages` copies and one host program goes;
+    /// the quota that set it paid for the pages earlier programs left unpaid.
+    fn yield_after(&mut self, die: DieId, job: &mut Job, pages: u32) {
+        job.quota = Some(pages);
+        let d = &mut self.dies[die.index()];
+        d.host_turn = true;
+        d.unpaid_pages = 0;
     }
 
     /// With paced GC, the pages a background job copies before it lets a
@@ -299,6 +309,31 @@ impl SimSsd {
         }
         let job = self.dies[die.index()].paused_gc.as_ref()?;
         Some(self.paced_host_pages(self.layout.plane_of_die(die, 0), job))
+    }
+
+    /// The array time of a program of `items` pages on `planes` planes,
+    /// the fullest plane taking `most` of a full program's `full` pages:
+    /// with `cap` (a mixed program, the host's share of a program shared
+    /// with GC copies) that share of `prog`, and the pages beyond the host
+    /// share are left for the next GC quota to pay; otherwise `prog` (a
+    /// partial program of the host's own is padded).
+    pub(super) fn mixed_program_time(
+        &mut self,
+        die: DieId,
+        cap: Option<usize>,
+        (items, planes): (usize, usize),
+        (most, full): (usize, usize),
+        prog: Ns,
+    ) -> Ns {
+        let Some(c) = cap else {
+            return prog;
+        };
+        self.dies[die.index()].unpaid_pages += items.saturating_sub(c * planes) as u32;
+        if most < full {
+            prog * most as u64 / full as u64
+        } else {
+            prog
+        }
     }
 
     /// Host I/O waits for background work only until the page copy in

@@ -253,8 +253,8 @@ impl SimSsd {
         let mut items = Vec::new();
         let mut planes = 0;
         let mut die_mode = None;
-        // The most pages a plane took, of a full program's.
-        let mut share = (0, 1);
+        // The most pages a plane took, and a full program's.
+        let (mut most, mut full_program) = (0, 1);
         for plane in self.planes_of(die) {
             if planes == max_planes {
                 break;
@@ -288,7 +288,7 @@ impl SimSsd {
                 }
             }
             let taken = items.len() - before;
-            share = (share.0.max(taken), full);
+            (most, full_program) = (most.max(taken), full);
             if taken > 0 {
                 planes += 1;
             }
@@ -319,18 +319,9 @@ impl SimSsd {
                 prog = prog.max(self.program_time(ppa));
             }
         }
-        // A share of a program shared with GC copies takes its share of
-        // the time (a partial program of the host's own is padded); pages
-        // beyond the host share are paid for by the next GC quota.
-        if let Some(c) = cap {
-            if share.0 < share.1 {
-                prog = prog * share.0 as u64 / share.1 as u64;
-            }
-            let paid = c * planes;
-            let extra = items.len().saturating_sub(paid) as u32;
-            self.dies[die.index()].unpaid_pages += extra;
-        }
-        prog += self.open_erase_time(&items);
+        let prog =
+            self.mixed_program_time(die, cap, (items.len(), planes), (most, full_program), prog)
+                + self.open_erase_time(&items);
         self.run_program(die, items, xfer_end + prog, prog, q);
         true
     }
