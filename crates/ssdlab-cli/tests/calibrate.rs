@@ -95,6 +95,8 @@ fn bad_targets_files_are_refused_with_the_field() {
         (format!("{head}{param}[[target]]\njob = \"w.fio\"\nmetric = \"iops\"\njob_name = \"nope\"\nvalue = 1\n"), "target[0].job_name"),
         (format!("{head}{param}[[target]]\njob = \"datasheet:trim\"\nmetric = \"bw_mbs\"\nvalue = 1\n"), "datasheet:trim"),
         (format!("{head}{param}[[target]]\njob = \"w.fio\"\nhost = \"no-such-host.toml\"\nmetric = \"bw_mbs\"\nvalue = 1\n"), "no-such-host.toml"),
+        (format!("{head}{param}{target}tolerance = 0\n"), "target[0].tolerance"),
+        (format!("tolerance = -0.25\n{head}{param}{target}"), "targets.toml: tolerance"),
         (format!("{head}{param}"), "targets.toml"),
     ] {
         let path = dir.join("targets.toml");
@@ -120,6 +122,8 @@ fn without_a_file_the_k2_studys_and_the_data_sheets_figures_are_the_targets() {
     assert!(out.contains("value = [256.0, 288.0]"), "{out}");
     assert!(out.contains("metric = \"drop_s\""), "{out}");
     assert!(out.contains("runtime_s = 150"), "{out}");
+    // The acceptance band holds for every built-in target.
+    assert!(out.contains("tolerance = 0.25"), "{out}");
     // The printed set is a targets file: it reads back (and prints the same).
     let dir = scratch("print");
     let path = dir.join("k2.toml");

@@ -22,6 +22,7 @@ pub fn datasheet_targets() -> Vec<Target> {
             job_name: f.job_name.map(str::to_string),
             value: TargetValue::One(f.vendor),
             weight: 1.0,
+            tolerance: None,
         })
         .collect()
 }

@@ -43,6 +43,8 @@ pub fn k2_targets() -> TargetsFile {
         device: "consumer-tlc-250g".into(),
         host: Some("k2-study".into()),
         seed: 1,
+        // The acceptance band of the study's check: ±25 % of every figure.
+        tolerance: Some(0.25),
         params: KEYS
             .iter()
             .map(|&(key, min, max)| Param {
@@ -92,6 +94,7 @@ fn target_at(op: &str, label: &str, occupancy: &str, metric: Metric, value: Targ
         job_name: latency.then(|| "rt".to_string()),
         value,
         weight: if latency { TAIL_WEIGHT } else { 1.0 },
+        tolerance: None,
     }
 }
 

@@ -12,7 +12,9 @@ mod targets;
 
 pub use datasheet::datasheet_targets;
 pub use k2::k2_targets;
-pub use targets::{Calibration, Metric, Param, Target, TargetValue, TargetsFile};
+pub use targets::{
+    Calibration, Metric, Param, Target, TargetValue, TargetsFile, OUTSIDE_TOLERANCE_WEIGHT,
+};
 
 use crate::cache::Cache;
 use crate::point::PointFigures;
@@ -40,11 +42,26 @@ pub struct Residual {
     pub measured: f64,
     pub target: TargetValue,
     pub weight: f64,
+    /// The relative error it should stay within, if any.
+    pub tolerance: Option<f64>,
 }
 
 impl Residual {
     pub fn relative_error(&self) -> f64 {
         self.target.relative_error(self.measured)
+    }
+
+    /// How far the error is beyond the tolerance (0 within it or without one).
+    pub fn excess(&self) -> f64 {
+        self.tolerance
+            .map_or(0.0, |tol| (self.relative_error().abs() - tol).max(0.0))
+    }
+
+    /// The residual's share of the cost: its squared error, and the
+    /// excess over its tolerance at a much steeper rate.
+    fn cost(&self) -> f64 {
+        self.weight
+            * (self.relative_error().powi(2) + OUTSIDE_TOLERANCE_WEIGHT * self.excess().powi(2))
     }
 }
 
@@ -125,10 +142,7 @@ fn with_objective(
 }
 
 fn cost_of(residuals: &[Residual]) -> f64 {
-    residuals
-        .iter()
-        .map(|r| r.weight * r.relative_error().powi(2))
-        .sum()
+    residuals.iter().map(Residual::cost).sum()
 }
 
 struct Objective<'a> {
@@ -200,6 +214,7 @@ impl Objective<'_> {
             measured,
             target: t.value,
             weight: t.weight,
+            tolerance: t.tolerance.or(self.cal.file.tolerance),
         })
     }
 }
@@ -238,19 +253,106 @@ impl CostFunction for &Objective<'_> {
     }
 }
 
-/// The residuals as a markdown table.
+/// The residuals as a markdown table; with tolerances, whether each
+/// target is within its own and how many are.
 pub fn residuals_markdown(f: &Fitted) -> String {
-    let mut out =
-        String::from("| target | measured | wanted | error | weight |\n|---|---|---|---|---|\n");
+    let banded = f.residuals.iter().any(|r| r.tolerance.is_some());
+    let mut out = String::from("| target | measured | wanted | error | weight |");
+    out.push_str(if banded {
+        " within tolerance |\n|---|---|---|---|---|---|\n"
+    } else {
+        "\n|---|---|---|---|---|\n"
+    });
     for r in &f.residuals {
         out.push_str(&format!(
-            "| {} | {:.4} | {} | {:+.1}% | {} |\n",
+            "| {} | {:.4} | {} | {:+.1}% | {} |",
             r.label,
             r.measured,
             r.target,
             100.0 * r.relative_error(),
             r.weight
         ));
+        if banded {
+            out.push_str(&match r.tolerance {
+                Some(tol) if r.excess() > 0.0 => format!(" no (±{:.0}%) |", 100.0 * tol),
+                Some(tol) => format!(" yes (±{:.0}%) |", 100.0 * tol),
+                None => " – |".to_string(),
+            });
+        }
+        out.push('\n');
+    }
+    if banded {
+        let (banded, within) = f
+            .residuals
+            .iter()
+            .filter(|r| r.tolerance.is_some())
+            .fold((0, 0), |(n, w), r| {
+                (n + 1, w + usize::from(r.excess() == 0.0))
+            });
+        out.push_str(&format!(
+            "\n{within} of {banded} targets within their tolerance.\n"
+        ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn residual(measured: f64, tolerance: Option<f64>) -> Residual {
+        Residual {
+            label: "t".into(),
+            measured,
+            target: TargetValue::One(100.0),
+            weight: 2.0,
+            tolerance,
+        }
+    }
+
+    #[test]
+    fn an_error_beyond_the_tolerance_costs_steeply_and_inside_it_plainly() {
+        let inside = residual(120.0, Some(0.25));
+        assert_eq!(inside.excess(), 0.0);
+        assert!((inside.cost() - 2.0 * 0.04).abs() < 1e-12);
+        let outside = residual(130.0, Some(0.25));
+        assert!((outside.excess() - 0.05).abs() < 1e-12);
+        let steep = 2.0 * (0.09 + OUTSIDE_TOLERANCE_WEIGHT * 0.0025);
+        assert!((outside.cost() - steep).abs() < 1e-9);
+        // Below the value as above it; without a tolerance, plain.
+        assert!((residual(70.0, Some(0.25)).excess() - 0.05).abs() < 1e-12);
+        assert!((residual(130.0, None).cost() - 2.0 * 0.09).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_table_says_which_targets_are_within_their_tolerance() {
+        let residuals = vec![
+            residual(120.0, Some(0.25)),
+            residual(130.0, Some(0.25)),
+            residual(300.0, None),
+        ];
+        let fitted = Fitted {
+            values: vec![],
+            cost: cost_of(&residuals),
+            residuals,
+            runs: 0,
+            preset_toml: String::new(),
+        };
+        let table = residuals_markdown(&fitted);
+        assert!(table.contains("| within tolerance |"), "{table}");
+        assert!(table.contains("| +20.0% | 2 | yes (±25%) |"), "{table}");
+        assert!(table.contains("| +30.0% | 2 | no (±25%) |"), "{table}");
+        assert!(table.contains("| +200.0% | 2 | – |"), "{table}");
+        assert!(
+            table.contains("1 of 2 targets within their tolerance."),
+            "{table}"
+        );
+        // Without tolerances the table is as before.
+        let plain = Fitted {
+            residuals: vec![residual(120.0, None)],
+            ..fitted
+        };
+        let table = residuals_markdown(&plain);
+        assert!(!table.contains("within"), "{table}");
+    }
 }

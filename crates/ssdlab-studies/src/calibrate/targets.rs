@@ -34,6 +34,10 @@ pub struct TargetsFile {
     pub host: Option<String>,
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// The relative error every target should stay within (0.25: ±25 %),
+    /// unless the target sets its own; none by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
     #[serde(rename = "param")]
     pub params: Vec<Param>,
     #[serde(rename = "target")]
@@ -87,7 +91,17 @@ pub struct Target {
     pub value: TargetValue,
     #[serde(default = "unit")]
     pub weight: f64,
+    /// The relative error this target should stay within (default: the
+    /// file's `tolerance`). Outside it the excess costs
+    /// [`OUTSIDE_TOLERANCE_WEIGHT`] times a plain error's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
 }
+
+/// How much more an error beyond a target's tolerance costs than one
+/// inside it, per unit squared: steep, so that the search first brings
+/// every target inside its band, then trades errors within the bands.
+pub const OUTSIDE_TOLERANCE_WEIGHT: f64 = 1000.0;
 
 fn unit() -> f64 {
     1.0
@@ -294,6 +308,9 @@ impl Calibration {
             }
             start.push((p.start.unwrap_or(own), integer));
         }
+        if let Some(tol) = file.tolerance {
+            check_tolerance(tol).map_err(|m| bad("tolerance".into(), m))?;
+        }
         let mut jobs = Vec::new();
         for (i, t) in file.targets.iter().enumerate() {
             let field = format!("target[{i}]");
@@ -311,6 +328,9 @@ impl Calibration {
             }
             if !(t.weight.is_finite() && t.weight > 0.0) {
                 return Err(bad(format!("{field}.weight"), "must be positive".into()));
+            }
+            if let Some(tol) = t.tolerance {
+                check_tolerance(tol).map_err(|m| bad(format!("{field}.tolerance"), m))?;
             }
             let rule = t.metric.job_name_rule();
             if (rule == JobNameRule::Needed && t.job_name.is_none())
@@ -399,6 +419,17 @@ impl Calibration {
             seed: self.file.seed,
         }
         .resolve()
+    }
+}
+
+/// A tolerance is a relative error: positive and finite.
+fn check_tolerance(tol: f64) -> Result<(), String> {
+    if tol.is_finite() && tol > 0.0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "{tol} is not a relative error above 0 (0.25 is ±25 %)"
+        ))
     }
 }
 
@@ -544,6 +575,7 @@ mod tests {
             device: "seed004".into(),
             host: host.map(str::to_string),
             seed: 1,
+            tolerance: None,
             params: vec![Param {
                 key: "timing.program_ns".into(),
                 min: 1e5,
@@ -561,6 +593,7 @@ mod tests {
                 job_name: None,
                 value: TargetValue::One(1.0),
                 weight: 1.0,
+                tolerance: None,
             }],
         };
         let config = |f: TargetsFile| {
