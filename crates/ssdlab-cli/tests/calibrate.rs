@@ -96,6 +96,8 @@ fn bad_targets_files_are_refused_with_the_field() {
         (format!("{head}{param}[[target]]\njob = \"datasheet:trim\"\nmetric = \"bw_mbs\"\nvalue = 1\n"), "datasheet:trim"),
         (format!("{head}{param}[[target]]\njob = \"w.fio\"\nhost = \"no-such-host.toml\"\nmetric = \"bw_mbs\"\nvalue = 1\n"), "no-such-host.toml"),
         (format!("{head}{param}{target}tolerance = 0\n"), "target[0].tolerance"),
+        // A range reaching presets that do not exist (a program of 1e300 ns).
+        (format!("{head}[[param]]\nkey = \"timing.program_ns\"\nmin = 100000\nmax = 1e300\n{target}"), "param[0] (timing.program_ns).max"),
         (format!("tolerance = -0.25\n{head}{param}{target}"), "targets.toml: tolerance"),
         (format!("{head}{param}"), "targets.toml"),
     ] {

@@ -145,6 +145,9 @@ fn cost_of(residuals: &[Residual]) -> f64 {
     residuals.iter().map(Residual::cost).sum()
 }
 
+/// The cost of a point that cannot be run.
+const INFEASIBLE_COST: f64 = 1e12;
+
 struct Objective<'a> {
     cal: &'a Calibration,
     cache: &'a Cache,
@@ -244,7 +247,11 @@ impl CostFunction for &Objective<'_> {
     type Output = f64;
 
     fn cost(&self, x: &Vec<f64>) -> Result<f64, Error> {
-        let cost = cost_of(&self.residuals(x)?);
+        // A point whose keys together make no valid preset (each key's
+        // range was checked alone) is a point the search must leave, not
+        // an error that ends it; should it be the best, reporting its
+        // residuals names the problem.
+        let cost = self.residuals(x).map_or(INFEASIBLE_COST, |r| cost_of(&r));
         let n = self.evaluations.fetch_add(1, Ordering::Relaxed) + 1;
         let mut best = self.best.lock().expect("not poisoned");
         *best = best.min(cost);

@@ -351,9 +351,21 @@ impl Calibration {
             jobs.push((job_name, text));
         }
         let cal = Calibration { file, jobs, start };
+        // Each key's range must give a valid preset at both ends (the
+        // others at their start), so that the search cannot wander into
+        // presets that do not exist.
+        let x0 = cal.start_point();
+        for (i, p) in cal.file.params.iter().enumerate() {
+            for (end, u) in [("min", 0.0), ("max", 1.0)] {
+                let mut x = x0.clone();
+                x[i] = u;
+                if let Err(e) = cal.point(0, &x) {
+                    return Err(bad(format!("param[{i}] ({}).{end}", p.key), e.to_string()));
+                }
+            }
+        }
         // Every target's point must resolve at the start (scheduler,
         // occupancy, job file and its job names).
-        let x0 = cal.start_point();
         for i in 0..cal.file.targets.len() {
             let spec = cal.point(i, &x0)?;
             if let Some(job) = &cal.file.targets[i].job_name {
