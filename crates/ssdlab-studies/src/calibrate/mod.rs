@@ -289,7 +289,7 @@ pub fn residuals_markdown(f: &Fitted) -> String {
         out.push('\n');
     }
     if banded {
-        let (banded, within) = f
+        let (with_band, within) = f
             .residuals
             .iter()
             .filter(|r| r.tolerance.is_some())
@@ -297,7 +297,7 @@ pub fn residuals_markdown(f: &Fitted) -> String {
                 (n + 1, w + usize::from(r.excess() == 0.0))
             });
         out.push_str(&format!(
-            "\n{within} of {banded} targets within their tolerance.\n"
+            "\n{within} of {with_band} targets within their tolerance.\n"
         ));
     }
     out
@@ -329,6 +329,62 @@ mod tests {
         // Below the value as above it; without a tolerance, plain.
         assert!((residual(70.0, Some(0.25)).excess() - 0.05).abs() < 1e-12);
         assert!((residual(130.0, None).cost() - 2.0 * 0.09).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_point_whose_keys_make_no_valid_preset_is_infeasible_not_an_error() {
+        // Each range is valid at both ends with the other key at its start,
+        // but a soft GC threshold at its least with the hard one at its
+        // most is not a preset (hard must not exceed soft).
+        let param = |key: &str, min, max, start| Param {
+            key: key.into(),
+            min,
+            max,
+            start: Some(start),
+        };
+        let file = TargetsFile {
+            device: "seed004".into(),
+            host: None,
+            seed: 1,
+            tolerance: None,
+            params: vec![
+                param("gc.soft_threshold", 0.02, 0.06, 0.06),
+                param("gc.hard_threshold", 0.005, 0.05, 0.005),
+            ],
+            targets: vec![Target {
+                job: "k2-study:randread".into(),
+                host: None,
+                runtime_s: Some(1),
+                scheduler: "none".into(),
+                occupancy: 50.0,
+                precondition: "fill".into(),
+                metric: Metric::BwMbs,
+                job_name: None,
+                value: TargetValue::One(100.0),
+                weight: 1.0,
+                tolerance: None,
+            }],
+        };
+        let cal = Calibration::new(file, std::path::Path::new("."), "t").unwrap();
+        let dir =
+            std::env::temp_dir().join(format!("ssdlab-cal-infeasible-{}", std::process::id()));
+        let cache = Cache::open(&dir).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let problem = Objective {
+            cal: &cal,
+            cache: &cache,
+            pool: &pool,
+            runs: AtomicUsize::new(0),
+            evaluations: AtomicUsize::new(0),
+            best: Mutex::new(f64::INFINITY),
+            progress: &|_, _| {},
+        };
+        assert_eq!((&problem).cost(&vec![0.0, 1.0]).unwrap(), INFEASIBLE_COST);
+        assert_eq!(problem.runs.load(Ordering::Relaxed), 0, "nothing was run");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
