@@ -8,6 +8,7 @@
 
 mod datasheet;
 mod k2;
+mod metric;
 mod targets;
 
 pub use datasheet::datasheet_targets;
