@@ -13,12 +13,10 @@ mod targets;
 
 pub use datasheet::datasheet_targets;
 pub use k2::k2_targets;
-pub use targets::{
-    Calibration, Metric, Param, Target, TargetValue, TargetsFile, OUTSIDE_TOLERANCE_WEIGHT,
-};
+pub use targets::{Calibration, Metric, Param, Target, TargetValue, TargetsFile};
 
 use crate::cache::Cache;
-use crate::point::PointFigures;
+use crate::point::{PointFigures, PointSpec};
 use argmin::core::{CostFunction, Error};
 use rayon::prelude::*;
 use ssdlab_sim::error::InputError;
@@ -65,6 +63,14 @@ impl Residual {
             * (self.relative_error().powi(2) + OUTSIDE_TOLERANCE_WEIGHT * self.excess().powi(2))
     }
 }
+
+/// How much more an error beyond a target's tolerance costs than one
+/// inside it, per unit squared: steep, so that the search first brings
+/// every target inside its band, then trades errors within the bands.
+pub const OUTSIDE_TOLERANCE_WEIGHT: f64 = 1000.0;
+
+/// The cost of a point whose keys together make no valid preset.
+const INFEASIBLE_COST: f64 = 1e12;
 
 /// The fit's result.
 pub struct Fitted {
@@ -146,9 +152,6 @@ fn cost_of(residuals: &[Residual]) -> f64 {
     residuals.iter().map(Residual::cost).sum()
 }
 
-/// The cost of a point that cannot be run.
-const INFEASIBLE_COST: f64 = 1e12;
-
 struct Objective<'a> {
     cal: &'a Calibration,
     cache: &'a Cache,
@@ -165,10 +168,20 @@ impl Objective<'_> {
     /// share it; the distinct
     /// runs go in parallel or come from the cache.
     fn residuals(&self, x: &[f64]) -> Result<Vec<Residual>, InputError> {
-        let n = self.cal.file.targets.len();
-        let specs = (0..n)
+        self.residuals_of(&self.points(x)?)
+    }
+
+    /// Every target's point at `x`; an error when the keys there make no
+    /// valid preset.
+    fn points(&self, x: &[f64]) -> Result<Vec<PointSpec>, InputError> {
+        (0..self.cal.file.targets.len())
             .map(|i| self.cal.point(i, x))
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect()
+    }
+
+    /// The targets measured at their points.
+    fn residuals_of(&self, specs: &[PointSpec]) -> Result<Vec<Residual>, InputError> {
+        let n = specs.len();
         // Each target's run among the distinct ones, in order of first use.
         let mut index: HashMap<String, usize> = HashMap::new();
         let mut distinct = Vec::new();
@@ -193,7 +206,7 @@ impl Objective<'_> {
             .collect()
     }
 
-    fn run(&self, spec: &crate::point::PointSpec) -> Result<PointFigures, InputError> {
+    fn run(&self, spec: &PointSpec) -> Result<PointFigures, InputError> {
         let (figures, fresh): (PointFigures, bool) =
             self.cache.get_or_compute(&spec.config(), || spec.run())?;
         if fresh {
@@ -250,9 +263,11 @@ impl CostFunction for &Objective<'_> {
     fn cost(&self, x: &Vec<f64>) -> Result<f64, Error> {
         // A point whose keys together make no valid preset (each key's
         // range was checked alone) is a point the search must leave, not
-        // an error that ends it; should it be the best, reporting its
-        // residuals names the problem.
-        let cost = self.residuals(x).map_or(INFEASIBLE_COST, |r| cost_of(&r));
+        // an error that ends it. A run or cache that fails still ends it.
+        let cost = match self.points(x) {
+            Ok(specs) => cost_of(&self.residuals_of(&specs)?),
+            Err(_) => INFEASIBLE_COST,
+        };
         let n = self.evaluations.fetch_add(1, Ordering::Relaxed) + 1;
         let mut best = self.best.lock().expect("not poisoned");
         *best = best.min(cost);
@@ -290,13 +305,13 @@ pub fn residuals_markdown(f: &Fitted) -> String {
         out.push('\n');
     }
     if banded {
-        let (with_band, within) = f
+        let with_band: Vec<_> = f
             .residuals
             .iter()
             .filter(|r| r.tolerance.is_some())
-            .fold((0, 0), |(n, w), r| {
-                (n + 1, w + usize::from(r.excess() == 0.0))
-            });
+            .collect();
+        let within = with_band.iter().filter(|r| r.excess() == 0.0).count();
+        let with_band = with_band.len();
         out.push_str(&format!(
             "\n{within} of {with_band} targets within their tolerance.\n"
         ));

@@ -95,15 +95,10 @@ pub struct Target {
     pub weight: f64,
     /// The relative error this target should stay within (default: the
     /// file's `tolerance`). Outside it the excess costs
-    /// [`OUTSIDE_TOLERANCE_WEIGHT`] times a plain error's.
+    /// [`super::OUTSIDE_TOLERANCE_WEIGHT`] times a plain error's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tolerance: Option<f64>,
 }
-
-/// How much more an error beyond a target's tolerance costs than one
-/// inside it, per unit squared: steep, so that the search first brings
-/// every target inside its band, then trades errors within the bands.
-pub const OUTSIDE_TOLERANCE_WEIGHT: f64 = 1000.0;
 
 fn unit() -> f64 {
     1.0
