@@ -9,7 +9,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 secs="${FUZZ_SECONDS:-30}"
-targets=(fio_job trace preset sched_spec taskset postmark)
+targets=(fio_job trace preset sched_spec taskset postmark calibrate)
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked

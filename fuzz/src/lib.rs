@@ -486,3 +486,51 @@ pub fn postmark(data: &[u8]) {
         }
     }
 }
+
+/// A job file the `calibrate` target's inputs may name, under each of
+/// [`CALIBRATE_JOB_NAMES`].
+const CALIBRATE_JOB_NAMES: [&str; 3] = ["job.fio", "randread.fio", "randwrite.fio"];
+const CALIBRATE_JOB: &str = "[global]\nbs=4k\nrw=randread\ntime_based\nruntime=1s\n[bg]\niodepth=4\nsize=10%\n[rt]\niodepth=1\noffset=50%\nsize=5%\n";
+
+/// `calibrate`: targets-file text through `Calibration::load` (what
+/// `ssdlab calibrate FILE` reads), from a scratch directory that also holds
+/// the job file (as `job.fio`, and under the names the files of
+/// `examples/calibrate/` use); then what the CLI derives from a loaded file without running
+/// the search: the `--print` TOML, and the keys and preset at the corners
+/// and the centre of the search space (`fitted.toml` is built so). Inputs
+/// naming an absolute path or `..` are skipped, so that the fuzzer reads
+/// no file of the machine (a device such as /dev/zero would read forever).
+pub fn calibrate(data: &[u8]) {
+    use ssdlab_studies::calibrate::Calibration;
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if text.contains("..") || text.contains("\"/") || text.contains("'/") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("ssdlab-fuzz-calibrate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("creating the scratch directory");
+    for name in CALIBRATE_JOB_NAMES {
+        std::fs::write(dir.join(name), CALIBRATE_JOB).expect("writing the scratch job");
+    }
+    let path = dir.join("targets.toml");
+    std::fs::write(&path, text).expect("writing the scratch targets file");
+    let cal = match Calibration::load(&path) {
+        Ok(cal) => cal,
+        Err(e) => {
+            let _ = e.to_string();
+            return;
+        }
+    };
+    let _ = toml::to_string(&cal.file).expect("a loaded targets file prints");
+    let n = cal.file.params.len();
+    let mut points = vec![cal.start_point(), vec![0.0; n], vec![1.0; n], vec![0.5; n]];
+    points.retain(|x| x.iter().all(|v| (0.0..=1.0).contains(v)));
+    assert_eq!(points.len(), 4, "points outside the unit cube");
+    for x in &points {
+        let values = cal.values(x);
+        if let Err(e) = Preset::load_with(&cal.file.device, &values) {
+            let _ = e.to_string();
+        }
+    }
+}

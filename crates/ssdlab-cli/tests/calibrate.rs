@@ -99,6 +99,13 @@ fn bad_targets_files_are_refused_with_the_field() {
         // A range reaching presets that do not exist (a program of 1e300 ns).
         (format!("{head}[[param]]\nkey = \"timing.program_ns\"\nmin = 100000\nmax = 1e300\n{target}"), "param[0] (timing.program_ns).max"),
         (format!("tolerance = -0.25\n{head}{param}{target}"), "targets.toml: tolerance"),
+        // A range whose width overflows, and a key fitted twice.
+        (format!("{head}[[param]]\nkey = \"timing.program_ns\"\nmin = -1e308\nmax = 1e308\n{target}"), "param[0] (timing.program_ns): min"),
+        (format!("{head}{param}{param}{target}"), "param[1] (timing.program_ns): the key is already a param"),
+        // Each target's own problems name the target.
+        (format!("{head}{param}{target}occupancy = 150\n"), "targets.toml: target[0]"),
+        (format!("device = \"no-such-preset\"\n{param}{target}"), "targets.toml: device"),
+        (format!("{head}{param}[[target]]\njob = \"missing.fio\"\nmetric = \"bw_mbs\"\nvalue = 1\n"), "target[0].job"),
         (format!("{head}{param}"), "targets.toml"),
     ] {
         let path = dir.join("targets.toml");

@@ -115,6 +115,11 @@ fn postmark_corpus() {
     replay("postmark", harness::postmark);
 }
 
+#[test]
+fn calibrate_corpus() {
+    replay("calibrate", harness::calibrate);
+}
+
 /// The open crashes still crash: once one is fixed, its entry leaves
 /// `known-open.txt` and the reproducer guards against the bug's return.
 /// Checked only with debug assertions (the fuzz builds' setting): without

@@ -99,7 +99,12 @@ pub fn generate(params: &GenParams, seed: u64) -> Option<TaskSet> {
                 deadline_ns: period_ns,
                 read_pages,
                 write_pages,
-                footprint_pages: ((share * space) as u64).max(1),
+                // A job touches pages of its own data set, so the set
+                // holds at least the pages of one job.
+                footprint_pages: ((share * space) as u64)
+                    .max(read_pages)
+                    .max(write_pages)
+                    .max(1),
                 offset_ns: 0,
             }
         })

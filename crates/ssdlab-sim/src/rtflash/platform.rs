@@ -55,6 +55,18 @@ impl Default for Platform {
     }
 }
 
+/// The most chips a platform may have: far above any SSD's dies, low
+/// enough that allocation, which tries cluster sizes chip by chip, stays
+/// quick.
+pub const MAX_CHIPS: u32 = 1024;
+
+/// The most pages a platform may have: pages are numbered in 32 bits.
+pub const MAX_PAGES: u64 = u32::MAX as u64;
+
+/// The longest flash operation a platform may take (10 s, far above any
+/// NAND's), so that sums of a few operations cannot overflow.
+pub const MAX_OPERATION_NS: u64 = 10_000_000_000;
+
 impl Platform {
     /// The platform of a device preset: a chip is one die; blocks per chip
     /// are planes × blocks per plane; tXFER is one page over the channel.
@@ -89,7 +101,9 @@ impl Platform {
 
     /// Pages of one chip that may hold data (the reserved blocks left out).
     pub fn usable_pages_per_chip(&self) -> u64 {
-        self.blocks_per_chip.saturating_sub(self.reserved_blocks) * self.pages_per_block
+        self.blocks_per_chip
+            .saturating_sub(self.reserved_blocks)
+            .saturating_mul(self.pages_per_block)
     }
 
     /// Pages of the whole platform that may hold data.
@@ -100,17 +114,19 @@ impl Platform {
 
     /// One page read: array read plus transfer.
     pub fn page_read_ns(&self) -> Ns {
-        self.read_ns + self.transfer_ns
+        self.read_ns.saturating_add(self.transfer_ns)
     }
 
     /// One page written: transfer plus program.
     pub fn page_write_ns(&self) -> Ns {
-        self.program_ns + self.transfer_ns
+        self.program_ns.saturating_add(self.transfer_ns)
     }
 
     /// One page copied by GC: read, transfer out, transfer in, program.
     pub fn page_copy_ns(&self) -> Ns {
-        self.read_ns + self.program_ns + 2 * self.transfer_ns
+        self.read_ns
+            .saturating_add(self.program_ns)
+            .saturating_add(self.transfer_ns.saturating_mul(2))
     }
 
     /// The longest non-preemptive operation another job may be running
@@ -122,8 +138,30 @@ impl Platform {
     /// Problems of a platform given field by field, as (field, message).
     pub fn problems(&self) -> Vec<(&'static str, String)> {
         let mut out = Vec::new();
-        if self.chips == 0 {
-            out.push(("chips", "must be at least 1".to_string()));
+        if self.chips == 0 || self.chips > MAX_CHIPS {
+            out.push(("chips", format!("must be 1 to {MAX_CHIPS}")));
+        }
+        let pages = u64::from(self.chips)
+            .saturating_mul(self.blocks_per_chip)
+            .saturating_mul(self.pages_per_block);
+        if pages > MAX_PAGES {
+            out.push((
+                "blocks_per_chip",
+                format!("chips × blocks × pages per block is {pages}, above {MAX_PAGES} pages"),
+            ));
+        }
+        for (field, ns) in [
+            ("read_time", self.read_ns),
+            ("program_time", self.program_ns),
+            ("erase_time", self.erase_ns),
+            ("transfer_time", self.transfer_ns),
+        ] {
+            if ns > MAX_OPERATION_NS {
+                out.push((
+                    field,
+                    format!("{ns} ns is above one flash operation's limit of 10 s"),
+                ));
+            }
         }
         if self.pages_per_block < 2 {
             out.push(("pages_per_block", "must be at least 2".to_string()));

@@ -154,15 +154,19 @@ impl Calibration {
                 "needs at least one of each".into(),
             ));
         }
-        let table = preset_table(&file.device)?;
+        let table = preset_table(&file.device).map_err(|e| bad("device".into(), e.to_string()))?;
         let mut start = Vec::new();
         for (i, p) in file.params.iter().enumerate() {
             let field = format!("param[{i}] ({})", p.key);
-            if !(p.min.is_finite() && p.max.is_finite() && p.min < p.max) {
+            // max − min must be finite too: the search scales the range.
+            if !(p.min < p.max && (p.max - p.min).is_finite()) {
                 return Err(bad(
                     field,
-                    format!("min {} must be below max {}", p.min, p.max),
+                    format!("min {} must be below max {}, both finite", p.min, p.max),
                 ));
+            }
+            if file.params[..i].iter().any(|q| q.key == p.key) {
+                return Err(bad(field, "the key is already a param".into()));
             }
             let (own, integer) = get_dotted(&table, &p.key)
                 .ok_or_else(|| bad(field.clone(), "not a numeric key of the preset".into()))?;
@@ -217,30 +221,32 @@ impl Calibration {
             jobs.push((job_name, text));
         }
         let cal = Calibration { file, jobs, start };
+        let x0 = cal.start_point();
+        // Every target's point must resolve at the start (scheduler,
+        // occupancy, job file and its job names).
+        for i in 0..cal.file.targets.len() {
+            let at_target = |e: InputError| bad(format!("target[{i}]"), e.to_string());
+            let spec = cal.point(i, &x0).map_err(at_target)?;
+            if let Some(job) = &cal.file.targets[i].job_name {
+                let jf = ssdlab_fio::parse_str(&spec.job_text, &spec.job_name, &|_| None)
+                    .map_err(|e| at_target(e.into()))?;
+                if !jf.jobs.iter().any(|j| &j.name == job) {
+                    return Err(bad(
+                        format!("target[{i}].job_name"),
+                        format!("no job '{job}' in {}", spec.job_name),
+                    ));
+                }
+            }
+        }
         // Each key's range must give a valid preset at both ends (the
         // others at their start), so that the search cannot wander into
         // presets that do not exist.
-        let x0 = cal.start_point();
         for (i, p) in cal.file.params.iter().enumerate() {
             for (end, u) in [("min", 0.0), ("max", 1.0)] {
                 let mut x = x0.clone();
                 x[i] = u;
                 if let Err(e) = cal.point(0, &x) {
                     return Err(bad(format!("param[{i}] ({}).{end}", p.key), e.to_string()));
-                }
-            }
-        }
-        // Every target's point must resolve at the start (scheduler,
-        // occupancy, job file and its job names).
-        for i in 0..cal.file.targets.len() {
-            let spec = cal.point(i, &x0)?;
-            if let Some(job) = &cal.file.targets[i].job_name {
-                let jf = ssdlab_fio::parse_str(&spec.job_text, &spec.job_name, &|_| None)?;
-                if !jf.jobs.iter().any(|j| &j.name == job) {
-                    return Err(bad(
-                        format!("target[{i}].job_name"),
-                        format!("no job '{job}' in {}", spec.job_name),
-                    ));
                 }
             }
         }
@@ -367,25 +373,26 @@ fn job_file(base: &Path, job: &Path, field: &str) -> Result<(String, String), In
     }
     let path = base.join(job);
     let name = path.display().to_string();
-    let text =
-        std::fs::read_to_string(&path).map_err(|e| InputError::invalid(&name, e.to_string()))?;
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| InputError::invalid(field, format!("{name}: {e}")))?;
     Ok((name, text))
 }
 
-/// The job file with every job running `seconds`: each `runtime` line goes,
-/// and every job section (not `[global]`) gets its own, which fio lets win
-/// over the global one.
+/// The job file with every job running `seconds`: each `runtime` line
+/// goes (and `timeout`, fio's other name for it), and every job section
+/// (not `[global]`) gets its own, which fio lets win over the global one.
+/// Lines are read as fio reads them: from a `;` or `#` on is a comment.
 fn with_runtime(text: &str, seconds: u64) -> String {
     let mut out = String::with_capacity(text.len() + 64);
     for line in text.lines() {
-        let key = line.split('=').next().unwrap_or("").trim();
-        if key == "runtime" {
+        let code = line.find([';', '#']).map_or(line, |i| &line[..i]).trim();
+        let key = code.split('=').next().unwrap_or("").trim();
+        if key == "runtime" || key == "timeout" {
             continue;
         }
         out.push_str(line);
         out.push('\n');
-        let header = line.trim();
-        if header.starts_with('[') && header.ends_with(']') && header != "[global]" {
+        if code.starts_with('[') && code.ends_with(']') && code != "[global]" {
             out.push_str(&format!("runtime={seconds}s\n"));
         }
     }
@@ -404,6 +411,15 @@ mod tests {
             out,
             "[global]\ntime_based\n[a]\nruntime=150s\nrw=read\n[b]\nruntime=150s\n"
         );
+    }
+
+    #[test]
+    fn a_runtime_sees_sections_and_keys_as_fio_reads_them() {
+        // A comment after a section header, and `timeout`, fio's other name
+        // for `runtime`: both as fio's own parser takes them.
+        let text = "[global]\ntimeout=100s\n[rt] ; the RT task\ntimeout = 5s # short\nrw=read\n";
+        let out = with_runtime(text, 150);
+        assert_eq!(out, "[global]\n[rt] ; the RT task\nruntime=150s\nrw=read\n");
     }
 
     #[test]

@@ -90,7 +90,11 @@ pub fn error_pct(target: &Target, value: f64) -> f64 {
 /// nearer end (0 inside); also `calibrate`'s error, so that a fit and the
 /// study's report agree.
 pub fn range_error(low: f64, high: f64, value: f64) -> f64 {
-    if value < low {
+    if value.is_nan() {
+        // A figure that could not be measured is as far off as can be,
+        // never a match.
+        f64::INFINITY
+    } else if value < low {
         (value - low) / low
     } else if value > high {
         (value - high) / high

@@ -35,8 +35,9 @@ use std::path::PathBuf;
 /// Bumped whenever the simulation's model changes what a point computes,
 /// so that cached points of an older model are not reused (2: every chip
 /// preconditioned to GC steady state; the ordinary-SSD device; 3: part 4
-/// also runs Clustering-BFD with its leftover chips spread).
-pub(crate) const MODEL_REVISION: u32 = 3;
+/// also runs Clustering-BFD with its leftover chips spread; 4: a random
+/// task's footprint holds at least one job's pages).
+pub(crate) const MODEL_REVISION: u32 = 4;
 
 /// How much of the study to run.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -108,8 +108,10 @@ fn part_demand(p: &Platform, c: &SimCluster, pages: u64, is_write: bool) -> Ns {
     let per_chip = pages.div_ceil(c.chips.len() as u64);
     if is_write {
         let rounds = per_chip.div_ceil(c.freed_pages_per_round.max(1));
-        per_chip * p.page_write_ns() + rounds * c.gc_round_ns
+        per_chip
+            .saturating_mul(p.page_write_ns())
+            .saturating_add(rounds.saturating_mul(c.gc_round_ns))
     } else {
-        per_chip * p.page_read_ns()
+        per_chip.saturating_mul(p.page_read_ns())
     }
 }

@@ -123,7 +123,7 @@ impl Collector {
         let nrt = s.nrt.as_ref().map(|_| {
             let n = &mut self.nrt;
             n.iops = n.requests as f64 / secs;
-            n.mb_per_s = (n.pages * s.platform.page_size) as f64 / 1e6 / secs;
+            n.mb_per_s = n.pages as f64 * s.platform.page_size as f64 / 1e6 / secs;
             n.mean_response_ns = self
                 .nrt_response_sum
                 .checked_div(u128::from(n.requests))

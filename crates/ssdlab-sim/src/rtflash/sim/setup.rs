@@ -16,6 +16,10 @@ pub enum NrtPolicy {
     Tbs,
 }
 
+/// The most RT jobs one run may release (their responses are kept for the
+/// percentiles: 8 bytes each).
+pub const MAX_SIMULATED_JOBS: u64 = 20_000_000;
+
 /// The simulation of `ts` laid out as `alloc` says. An error names a task
 /// the allocation could not place.
 pub fn setup_from(
@@ -58,6 +62,17 @@ pub fn setup_from(
             footprint_pages: t.footprint_pages,
             cluster,
         });
+    }
+    let jobs: u64 = ts
+        .tasks
+        .iter()
+        .map(|t| duration_ns.saturating_sub(t.offset_ns) / t.period_ns.max(1) + 1)
+        .fold(0, u64::saturating_add);
+    if jobs > MAX_SIMULATED_JOBS {
+        return Err(format!(
+            "the run would release {jobs} RT jobs, above {MAX_SIMULATED_JOBS} \
+             (every response is kept for the p99.9): shorten the duration"
+        ));
     }
     Ok(SimSetup {
         platform: ts.platform.clone(),

@@ -259,7 +259,16 @@ fn read_analysis(c: &mut Checker, a: RawAnalysis) -> (AnalysisOptions, u64) {
     let reserved = a
         .reserved_blocks
         .as_ref()
-        .and_then(|r| c.count(r, "analysis.reserved_blocks"))
+        .and_then(|r| {
+            let n = c.count(r, "analysis.reserved_blocks")?;
+            if n == 0 {
+                // GC copies a victim into a reserved block before erasing
+                // it: without one, the first round has nowhere to go.
+                let message = "must be at least 1: GC copies into a reserved block".to_string();
+                c.error(r.span(), "analysis.reserved_blocks", message);
+            }
+            Some(n)
+        })
         .unwrap_or(DEFAULT_RESERVED_BLOCKS);
     (out, reserved)
 }
@@ -399,6 +408,20 @@ fn read_task(c: &mut Checker, t: &RawTask, i: usize, p: &Platform) -> Option<RtT
     }
     let footprint = c.pages(&t.footprint, &f("footprint"), p.page_size);
     check_footprint(c, &t.footprint, &f("footprint"), footprint, p);
+    // A job reads and overwrites pages of its own data set: more pages
+    // than the set holds would be simulated as the set itself while the
+    // analysis charged every page.
+    for (k, v, n) in [
+        ("read_pages", &t.read_pages, read_pages),
+        ("write_pages", &t.write_pages, write_pages),
+    ] {
+        if let (Some(v), Some(n), Some(fp)) = (v, n, footprint) {
+            if n > fp {
+                let message = format!("{n} pages per job exceed the footprint's {fp} pages");
+                c.error(v.span(), &f(k), message);
+            }
+        }
+    }
     let offset = t
         .offset
         .as_ref()

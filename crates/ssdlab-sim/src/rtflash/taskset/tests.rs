@@ -146,3 +146,35 @@ fn a_saturating_load_takes_its_depth_and_a_poisson_one_refuses_it() {
         );
     }
 }
+
+#[test]
+fn platforms_and_jobs_out_of_bounds_are_refused() {
+    // No reserved block: GC's first round would have nowhere to copy to.
+    let e = errors(&GOOD.replace("reserved_blocks = 3", "reserved_blocks = 0"));
+    assert!(
+        e.contains("analysis.reserved_blocks: must be at least 1"),
+        "{e}"
+    );
+    // Allocation tries cluster sizes chip by chip: a bounded platform.
+    let e = errors(&GOOD.replace("chips = 4", "chips = 4000000000"));
+    assert!(e.contains("platform.chips: must be 1 to 1024"), "{e}");
+    let e = errors(&GOOD.replace(
+        "chips = 4",
+        "chips = 4\nblocks_per_chip = 100000000000000000\npages_per_block = 1000",
+    ));
+    assert!(e.contains("platform.blocks_per_chip: "), "{e}");
+    assert!(e.contains("above 4294967295 pages"), "{e}");
+    let e = errors(&GOOD.replace("chips = 4", "chips = 4\nread_time = 9000000000000000000"));
+    assert!(
+        e.contains("platform.read_time: 9000000000000000000 ns is above"),
+        "{e}"
+    );
+    // A job's pages live in its footprint: the analysis charges them all.
+    let e = errors(&GOOD.replace("footprint = 1000", "footprint = 4"));
+    assert!(
+        e.contains(
+            "t.toml:16: rt_task[1].write_pages: 8 pages per job exceed the footprint's 4 pages"
+        ),
+        "{e}"
+    );
+}

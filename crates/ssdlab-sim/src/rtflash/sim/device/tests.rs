@@ -165,9 +165,9 @@ fn a_platform_of_fewer_chips_than_dies_leaves_the_other_dies_the_rest() {
 }
 
 /// Task sets at the edges of what a file may say run on the SSD model
-/// without a panic, under every approach and both die orders: a task of
-/// one page that reads and writes more than it holds, one that only
-/// reads, one released after the run ends, no NRT load or a one-page one.
+/// without a panic, under every approach and both die orders: a task
+/// whose footprint is one job's pages (every job rewrites all of it), one
+/// that only reads, one released after the run ends, no NRT load or a one-page one.
 #[test]
 fn edge_task_sets_run_or_are_refused_without_a_panic() {
     use crate::rtflash::sim::{setup_from, NrtPolicy};
@@ -180,7 +180,7 @@ name = "tiny"
 period = "5ms"
 read_pages = 8
 write_pages = 8
-footprint = 1
+footprint = 8
 
 [[rt_task]]
 name = "reader"
