@@ -498,15 +498,25 @@ const CALIBRATE_JOB: &str = "[global]\nbs=4k\nrw=randread\ntime_based\nruntime=1
 /// `examples/calibrate/` use); then what the CLI derives from a loaded file without running
 /// the search: the `--print` TOML, and the keys and preset at the corners
 /// and the centre of the search space (`fitted.toml` is built so). Inputs
-/// naming an absolute path or `..` are skipped, so that the fuzzer reads
-/// no file of the machine (a device such as /dev/zero would read forever).
+/// whose device, host or job names an absolute path or `..` are skipped,
+/// so that the fuzzer reads no file of the machine (a device such as
+/// /dev/zero would read forever).
 pub fn calibrate(data: &[u8]) {
-    use ssdlab_studies::calibrate::Calibration;
+    use ssdlab_studies::calibrate::{Calibration, TargetsFile};
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    if text.contains("..") || text.contains("\"/") || text.contains("'/") {
-        return;
+    if let Ok(file) = toml::from_str::<TargetsFile>(text) {
+        let outside = |p: &str| p.starts_with('/') || p.contains("..");
+        let mut paths = vec![file.device.clone()];
+        paths.extend(file.host.clone());
+        for t in &file.targets {
+            paths.push(t.job.display().to_string());
+            paths.extend(t.host.clone());
+        }
+        if paths.iter().any(|p| outside(p)) {
+            return;
+        }
     }
     let dir = std::env::temp_dir().join(format!("ssdlab-fuzz-calibrate-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("creating the scratch directory");
