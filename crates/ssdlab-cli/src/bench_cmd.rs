@@ -12,8 +12,8 @@ pub struct Args {
     #[arg(long, default_value_t = 1_000_000,
           value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     requests: u64,
-    /// Outstanding commands (closed loop).
-    #[arg(long, default_value_t = 64)]
+    /// Outstanding commands (closed loop; 1 to 65,536).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=65_536))]
     qd: u32,
     #[arg(long, default_value_t = 1)]
     seed: u64,

@@ -36,6 +36,12 @@ impl Output {
             return Ok(Output::Stdout);
         }
         let fail = |p: &Path, m: String| InputError::invalid(flag, format!("{}: {m}", p.display()));
+        if path.as_os_str().to_string_lossy().ends_with('/') {
+            return Err(fail(
+                path,
+                "names a directory (it ends in /); name a file".into(),
+            ));
+        }
         let target = follow_links(path).map_err(|m| fail(path, m))?;
         match std::fs::metadata(&target) {
             Ok(meta) => {
@@ -73,23 +79,28 @@ impl Output {
         }
     }
 
-    /// Whether two outputs would write the same file.
+    /// Whether two outputs would write the same file, or both standard
+    /// output, however their paths are spelled (`r.txt`, `./r.txt`).
     pub fn same_as(&self, other: &Output) -> bool {
         match (self, other) {
-            (Output::Replace { path: a, .. }, Output::Replace { path: b, .. }) => a == b,
+            (Output::Stdout, Output::Stdout) => true,
+            (Output::InPlace(a), Output::InPlace(b))
+            | (Output::Replace { path: a, .. }, Output::Replace { path: b, .. }) => {
+                normalized(a) == normalized(b)
+            }
             _ => false,
         }
     }
 
-    /// Writes `text` and commits it.
-    pub fn write(self, text: &str) -> Result<(), InputError> {
+    /// Writes `text` without putting a replaced file in place: a command
+    /// with several outputs writes them all, then commits them, so that a
+    /// failed write leaves none of them changed.
+    pub fn write_uncommitted(&self, text: &str) -> Result<(), InputError> {
         let name = self.display();
         let err = |e: std::io::Error| InputError::invalid(&name, e.to_string());
         let mut w = self.writer()?;
         w.write_all(text.as_bytes()).map_err(err)?;
-        w.flush().map_err(err)?;
-        drop(w);
-        self.commit()
+        w.flush().map_err(err)
     }
 
     /// A writer for streaming output; call [`Output::commit`] when done.
@@ -130,6 +141,19 @@ pub fn write_stdout(text: &str) -> Result<(), InputError> {
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
         .map_err(|e| InputError::invalid("stdout", e.to_string()))
+}
+
+/// `path` with its directory made absolute and canonical (the directory
+/// exists once checked), so that two spellings of one file compare equal.
+fn normalized(path: &Path) -> PathBuf {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    match (std::fs::canonicalize(dir), path.file_name()) {
+        (Ok(dir), Some(name)) => dir.join(name),
+        _ => path.to_path_buf(),
+    }
 }
 
 /// The final target of `path` through any chain of symlinks (a dangling

@@ -44,7 +44,7 @@ enum Study {
 struct GcArgs {
     #[arg(long, default_value = "out/gc-ondemand")]
     out: PathBuf,
-    #[arg(long, default_value_t = default_jobs())]
+    #[arg(long, default_value_t = default_jobs(), value_parser = parse_jobs)]
     jobs: usize,
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -81,8 +81,8 @@ struct RtssArgs {
     out: PathBuf,
     #[command(flatten)]
     common: K2Common,
-    /// Override: simulated seconds per point.
-    #[arg(long)]
+    /// Override: simulated seconds per point (1 to a simulated day).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     runtime: Option<u64>,
 }
 
@@ -105,14 +105,16 @@ struct K2Args {
     /// Only these device states (partial, full); repeatable.
     #[arg(long = "occupancy", value_enum)]
     occupancies: Vec<K2Occupancy>,
-    /// Override the plan: simulated seconds per partially occupied run.
-    #[arg(long)]
+    /// Override the plan: simulated seconds per partially occupied run (1
+    /// to a simulated day).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     partial_runtime: Option<u64>,
-    /// Override the plan: simulated seconds per fully occupied run.
-    #[arg(long)]
+    /// Override the plan: simulated seconds per fully occupied run (1 to a
+    /// simulated day).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     full_runtime: Option<u64>,
-    /// Override the plan: repetitions per point.
-    #[arg(long)]
+    /// Override the plan: repetitions per point (1 to 100).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
     reps: Option<u32>,
     /// Run the points not in the cache on this Dask scheduler
     /// (tcp://host:8786) through the Python package; they are kept in its
@@ -132,7 +134,7 @@ struct K2Args {
 #[derive(clap::Args)]
 struct K2Common {
     /// Points run in parallel (each holds one device: about 0.5 GB for consumer-tlc-250g).
-    #[arg(long, default_value_t = default_jobs())]
+    #[arg(long, default_value_t = default_jobs(), value_parser = parse_jobs)]
     jobs: usize,
     #[arg(long, default_value = "consumer-tlc-250g")]
     device: String,
@@ -165,6 +167,20 @@ impl K2Common {
 
 pub(crate) fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The most points run in parallel: a thread each, and each may hold a
+/// whole device.
+const MAX_JOBS: usize = 256;
+
+/// `--jobs`: 1 to [`MAX_JOBS`].
+pub(crate) fn parse_jobs(s: &str) -> Result<usize, String> {
+    let n: usize = s.parse().map_err(|e| format!("{e}"))?;
+    if (1..=MAX_JOBS).contains(&n) {
+        Ok(n)
+    } else {
+        Err(format!("{n} is outside 1..={MAX_JOBS}"))
+    }
 }
 
 pub fn run(a: Args) -> Result<(), InputError> {
@@ -209,9 +225,6 @@ fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
     use ssdlab_studies::k2::{rtss, runner::RunEnv};
     a.common.check()?;
     let runtime = a.runtime.unwrap_or(if a.paper { 10 } else { 4 });
-    if runtime == 0 {
-        return Err(InputError::invalid("--runtime", "must be at least 1"));
-    }
     let (device, host) = a.common.load()?;
     let env = RunEnv {
         out: &a.out,
@@ -272,14 +285,17 @@ fn run_gc(a: GcArgs) -> Result<(), InputError> {
             "must be at least 1",
         ));
     }
-    if !(a.offered_mbs > 0.0
-        && a.offered_mbs.is_finite()
-        && a.write_volume > 0.0
-        && a.write_volume <= 100.0)
-    {
+    // A rate a drive can be offered: from 10 kB/s to 10 GB/s.
+    if !(0.01..=10_000.0).contains(&a.offered_mbs) {
         return Err(InputError::invalid(
-            "--offered-mbs/--write-volume",
-            "must be positive (write volume at most 100)",
+            "--offered-mbs",
+            format!("{:?} is outside [0.01, 10000] MB/s", a.offered_mbs),
+        ));
+    }
+    if !(a.write_volume > 0.0 && a.write_volume <= 100.0) {
+        return Err(InputError::invalid(
+            "--write-volume",
+            format!("{} is outside (0, 100]", a.write_volume),
         ));
     }
     // The precondition fills 60 % of the physical space.
@@ -390,15 +406,6 @@ fn run_k2(a: K2Args) -> Result<(), InputError> {
         full_runtime_s: a.full_runtime.unwrap_or(base.full_runtime_s),
         reps: a.reps.unwrap_or(base.reps),
     };
-    for (name, v) in [
-        ("--partial-runtime", plan.partial_runtime_s),
-        ("--full-runtime", plan.full_runtime_s),
-        ("--reps", plan.reps as u64),
-    ] {
-        if v == 0 {
-            return Err(InputError::invalid(name, "must be at least 1"));
-        }
-    }
     let (device, host) = a.common.load()?;
     let opts = StudyOptions {
         plan,

@@ -2,7 +2,7 @@
 //! 2021) — case study, worst-case latency breakdown, schedulability curves
 //! and NRT bandwidth — into results.csv, report.md, figures and report.html.
 
-use crate::reproduce_cmd::{default_jobs, progress_bar};
+use crate::reproduce_cmd::{default_jobs, parse_jobs, progress_bar};
 use ssdlab_sim::error::InputError;
 use ssdlab_studies::rtflash::{self, Plan, StudyOptions};
 use std::path::PathBuf;
@@ -20,7 +20,7 @@ pub struct RtFlashArgs {
     #[arg(long, default_value = "out/rt-flash")]
     out: PathBuf,
     /// Points run in parallel.
-    #[arg(long, default_value_t = default_jobs())]
+    #[arg(long, default_value_t = default_jobs(), value_parser = parse_jobs)]
     jobs: usize,
     #[arg(long, default_value_t = 1)]
     seed: u64,

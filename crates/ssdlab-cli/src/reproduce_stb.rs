@@ -1,6 +1,6 @@
 //! `ssdlab reproduce stb`: the STB study (docs/stb-study.md).
 
-use crate::reproduce_cmd::{default_jobs, progress_bar};
+use crate::reproduce_cmd::{default_jobs, parse_jobs, progress_bar};
 use ssdlab_sim::error::InputError;
 use ssdlab_studies::stb_study::{self, Plan, StbStudyOptions};
 use std::path::PathBuf;
@@ -15,7 +15,7 @@ pub struct StbArgs {
     /// 2,000 files and 20,000 transactions per process.
     #[arg(long)]
     paper: bool,
-    #[arg(long, default_value_t = default_jobs())]
+    #[arg(long, default_value_t = default_jobs(), value_parser = parse_jobs)]
     jobs: usize,
     #[arg(long, default_value_t = 1)]
     seed: u64,

@@ -66,10 +66,11 @@ enum NrtArg {
 
 pub fn run(a: RunArgs) -> Result<(), InputError> {
     let approach = crate::rtflash_cmd::parse_approach(&a.approach)?;
-    if !(a.duration > 0.0 && a.duration <= 100_000.0) {
+    // At least a millisecond: rates are per simulated second.
+    if !(0.001..=100_000.0).contains(&a.duration) {
         return Err(InputError::invalid(
             "--duration",
-            format!("{} s is outside (0, 100000]", a.duration),
+            format!("{} s is outside [0.001, 100000]", a.duration),
         ));
     }
     let file = a.tasks.display().to_string();

@@ -96,11 +96,14 @@ impl SimArgs {
             .as_deref()
             .map(|p| Output::check(p, "--timeseries"))
             .transpose()?;
-        if let (Some(a), Some(b)) = (&output, &timeseries) {
-            if a.same_as(b) {
+        if let Some(ts) = &timeseries {
+            // Without --output the report goes to standard output.
+            let stdout = Output::Stdout;
+            let report = output.as_ref().unwrap_or(&stdout);
+            if ts.same_as(report) {
                 return Err(InputError::invalid(
                     "--timeseries",
-                    format!("{} is also the --output file", b.display()),
+                    format!("{} is also where the report goes", ts.display()),
                 ));
             }
         }
@@ -148,12 +151,21 @@ pub fn execute_and_report(
         OutputFormat::Json => rep.to_fio_json_string(),
         OutputFormat::Normal => rep.to_normal_text(),
     };
+    // Both written before either is committed: a failed write leaves
+    // neither file changed.
+    if let Some(ts) = &out.timeseries {
+        ts.write_uncommitted(&report::timeseries_csv(&result))?;
+    }
+    match &out.output {
+        Some(o) => o.write_uncommitted(&text)?,
+        None => crate::output::write_stdout(&text)?,
+    }
     if let Some(ts) = out.timeseries {
-        ts.write(&report::timeseries_csv(&result))?;
+        ts.commit()?;
     }
     match out.output {
-        Some(o) => o.write(&text),
-        None => crate::output::write_stdout(&text),
+        Some(o) => o.commit(),
+        None => Ok(()),
     }
 }
 

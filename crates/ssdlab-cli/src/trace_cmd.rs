@@ -95,7 +95,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
         seed: a.seed,
     };
     // Checks the knobs before anything is written.
-    ssdlab_trace::Synth::new(p, &opts).map_err(|e| InputError::invalid("--profile", e))?;
+    ssdlab_trace::Synth::new(p, &opts).map_err(|e| InputError::invalid(flag_of(&e), e))?;
     let out = Output::check(&a.out, "--out")?;
     let file = out.display();
     let io = |e: std::io::Error| InputError::invalid(&file, e.to_string());
@@ -104,14 +104,15 @@ pub fn run(a: Args) -> Result<(), InputError> {
     w.flush().map_err(io)?;
     drop(w);
     out.commit()?;
-    println!(
+    // The summary goes to stderr: with `--out -` the trace is stdout.
+    eprintln!(
         "{} (synthetic stand-in for {}): {} requests, {} format",
         file,
         p.name,
         stats.requests,
         format.name()
     );
-    println!(
+    eprintln!(
         "  read {:.1}% (profile {:.1}%), sequential {:.1}% ({:.1}%), avg read {:.1} KB ({:.1}), avg write {:.1} KB ({:.1})",
         stats.read_pct(),
         p.read_pct,
@@ -123,4 +124,27 @@ pub fn run(a: Args) -> Result<(), InputError> {
         p.avg_write_kb
     );
     Ok(())
+}
+
+/// The option a profile problem belongs to: the override flag of the knob
+/// it names (`profile dbench: hot_share = 2 …` is `--hot-share`), else
+/// `--profile`.
+fn flag_of(message: &str) -> &'static str {
+    const KNOBS: [(&str, &str); 7] = [
+        ("hot_share", "--hot-share"),
+        ("hot_access", "--hot-access"),
+        ("overwrite_pct", "--overwrite-pct"),
+        ("seq_run", "--seq-run"),
+        ("log_share", "--log-share"),
+        ("hot_drift", "--hot-drift"),
+        ("iops", "--iops"),
+    ];
+    let knob = message
+        .split_once(": ")
+        .and_then(|(_, rest)| rest.split_once(' '))
+        .map_or("", |(k, _)| k);
+    KNOBS
+        .iter()
+        .find(|(name, _)| *name == knob)
+        .map_or("--profile", |(_, flag)| flag)
 }

@@ -33,7 +33,7 @@ enum What {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Runs in parallel.
-        #[arg(long, default_value_t = crate::reproduce_cmd::default_jobs())]
+        #[arg(long, default_value_t = crate::reproduce_cmd::default_jobs(), value_parser = crate::reproduce_cmd::parse_jobs)]
         jobs: usize,
         #[arg(long)]
         json: bool,
@@ -54,13 +54,15 @@ pub fn run(a: Args) -> Result<(), InputError> {
             measure,
             json,
         } => {
-            for (name, v) in [("--warmup", warmup), ("--measure", measure)] {
-                if !(v > 0.0 && v <= 100.0) {
-                    return Err(InputError::invalid(
-                        name,
-                        format!("{v} is outside (0, 100]"),
-                    ));
-                }
+            // A WAF is a ratio over the measured writes: at least 1 % of
+            // the logical capacity (about 5,000 pages) measures one.
+            if !(warmup > 0.0 && warmup <= 100.0) {
+                let message = format!("{warmup} is outside (0, 100]");
+                return Err(InputError::invalid("--warmup", message));
+            }
+            if !(0.01..=100.0).contains(&measure) {
+                let message = format!("{measure} is outside [0.01, 100]");
+                return Err(InputError::invalid("--measure", message));
             }
             let points = waf::run(seed, warmup, measure);
             if json {

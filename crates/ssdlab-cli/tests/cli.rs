@@ -663,7 +663,22 @@ fn trace_synth_writes_a_replayable_profile() {
         out.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(text.contains("synthetic stand-in for rocksdb"), "{text}");
+    assert!(text.is_empty(), "{text}");
+    assert!(err.contains("synthetic stand-in for rocksdb"), "{err}");
+    // To stdout, the trace alone: the summary goes to stderr.
+    let (code, piped, err) = ssdlab(&[
+        "trace",
+        "synth",
+        "--profile",
+        "rocksdb",
+        "--requests",
+        "100",
+        "--out",
+        "-",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(piped.lines().count(), 100, "{piped}");
+    assert!(err.contains("synthetic stand-in"), "{err}");
     let (code, json, err) = ssdlab(&[
         "replay",
         out.to_str().unwrap(),

@@ -39,10 +39,10 @@ pub fn rtflash_run(
     seed: u64,
 ) -> PyResult<String> {
     let options = || -> Result<RunOptions, InputError> {
-        if !(duration > 0.0 && duration <= 100_000.0) {
+        if !(0.001..=100_000.0).contains(&duration) {
             return Err(InputError::invalid(
                 "duration",
-                format!("{duration} s is outside (0, 100000]"),
+                format!("{duration} s is outside [0.001, 100000]"),
             ));
         }
         Ok(RunOptions {

@@ -146,11 +146,18 @@ pub fn write_profile_trace(
         &key[..12],
         std::process::id()
     ));
-    let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
-    write_trace(&mut w, Format::Mqsim, &profile, &so).map_err(io)?;
-    std::io::Write::flush(&mut w).map_err(io)?;
-    drop(w);
-    std::fs::rename(&tmp, &path).map_err(io)?;
+    let written = (|| {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+        write_trace(&mut w, Format::Mqsim, &profile, &so)?;
+        std::io::Write::flush(&mut w)?;
+        drop(w);
+        std::fs::rename(&tmp, &path)
+    })();
+    if let Err(e) = written {
+        // No half-written trace is left behind.
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io(e));
+    }
     Ok(path)
 }
 

@@ -95,10 +95,13 @@ pub fn prepare_with_sources(
         ));
     }
     let mut dev = SimSsd::new(setup.device.clone(), setup.seed, setup.check);
+    let block = BlockLayer::new(setup.host.clone(), sched, &dev.info());
+    // The jobs are checked against the device (sizes, regions) before the
+    // preconditioning, which can take minutes, so that a bad job file fails
+    // at once.
+    let jobs = build_jobs(jobfile, &block, setup, sources)?;
     let recipe = setup.precondition.recipe(setup.occupancy);
     let pre = precondition(&mut dev, &recipe, setup.seed)?;
-    let block = BlockLayer::new(setup.host.clone(), sched, &dev.info());
-    let jobs = build_jobs(jobfile, &block, setup, sources)?;
     let workload = FioWorkload::new(jobs).with_page_cache(&setup.host, block.device_bytes());
     let sim = Simulation::new(dev, Some(block), setup.seed);
     Ok(PreparedRun { sim, workload, pre })

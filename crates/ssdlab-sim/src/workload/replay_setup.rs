@@ -60,9 +60,27 @@ impl ReplayRequest {
     }
 }
 
+/// The most host writes `--loop-write` may ask for, in drive writes.
+pub const MAX_LOOP_DRIVE_WRITES: u64 = 1_000;
+
 /// Checks the request, finds the format and opens the trace for `device`.
 pub fn open_replay(req: &ReplayRequest, device: &SsdConfig) -> Result<OpenedReplay, InputError> {
     req.check()?;
+    let device_bytes = Layout::new(device).capacity_bytes();
+    // Looping a trace is for driving GC to steady state: a few drive
+    // writes. Beyond 1,000 the run would take days.
+    if let Some(bytes) = req.loop_write {
+        let most = device_bytes.saturating_mul(MAX_LOOP_DRIVE_WRITES);
+        if bytes > most {
+            return Err(InputError::invalid(
+                "--loop-write",
+                format!(
+                    "{bytes} bytes are more than {MAX_LOOP_DRIVE_WRITES} times the device's \
+                     {device_bytes} bytes"
+                ),
+            ));
+        }
+    }
     let (format, detected) = match &req.format {
         Some(name) => (parse_format(name)?, None),
         None => {
@@ -78,7 +96,7 @@ pub fn open_replay(req: &ReplayRequest, device: &SsdConfig) -> Result<OpenedRepl
         time_scale: req.time_scale,
         open_loop: req.qd.is_none(),
         loop_until_write_bytes: req.loop_write,
-        device_bytes: Layout::new(device).capacity_bytes(),
+        device_bytes,
     })
     .map_err(|e| InputError::invalid(req.trace.display().to_string(), e))?;
     let name = req
