@@ -105,5 +105,11 @@ def _frame_row(r: Mapping[str, str]) -> Dict[str, Any]:
 
 
 def load(store: Union[str, "os.PathLike[str]", Store]) -> pd.DataFrame:
-    """Every point of a results store as one DataFrame (see ``Store.load``)."""
-    return (store if isinstance(store, Store) else Store(store)).load()
+    """Every point of a results store as one DataFrame (see ``Store.load``).
+    A path that holds no store is an error (a misspelt path would otherwise
+    create an empty one)."""
+    if not isinstance(store, Store):
+        if not (Path(store) / "shards").is_dir():
+            raise FileNotFoundError(f"{os.fspath(store)}: no results store here (no shards/)")
+        store = Store(store)
+    return store.load()

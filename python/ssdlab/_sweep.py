@@ -9,6 +9,7 @@ import itertools
 import json
 import math
 import os
+import re
 from contextlib import contextmanager
 from typing import (
     Any,
@@ -75,12 +76,28 @@ def _values(key: str, given: Any) -> List[Any]:
     list, a range, a NumPy array, a pandas Series)."""
     if isinstance(given, (str, bytes, Mapping)) or not isinstance(given, Iterable):
         raise ValueError(f"grid: '{key}' takes a list of values")
+    if isinstance(given, (set, frozenset)):
+        # A set's order changes from one Python process to the next, and
+        # with it the rows, the batches and the shards' names.
+        raise ValueError(f"grid: '{key}' is a set, whose order is not fixed; give a list")
     return [_plain(v) for v in given]
 
 
 def _plain(v: Any) -> Any:
     """A NumPy scalar as the Python number it holds (JSON takes only those)."""
     return v.item() if hasattr(v, "item") and callable(v.item) else v
+
+
+def _refuse_include(text: str, path: Optional[str]) -> None:
+    """A swept job file must hold all its text: the point sends the text,
+    not the file, so an ``include`` would be looked up on the worker and
+    left out of the point's key (an edit of the included file would not
+    run again)."""
+    for n, line in enumerate(text.splitlines(), 1):
+        code = re.split(r"[;#]", line, maxsplit=1)[0].strip()
+        if code == "include" or code.startswith(("include ", "include\t")):
+            where = f"{path}:{n}" if path else f"job text, line {n}"
+            raise SsdlabError(f"{where}: include: a swept job file must hold its own text (inline it)")
 
 
 def _check_setting(k: str) -> None:
@@ -139,6 +156,7 @@ def native_params(point: Mapping[str, Any]) -> Dict[str, Any]:
                 with open(path, encoding="utf-8") as f:
                     text = f.read()
                 params.setdefault("job_name", path)
+            _refuse_include(text, path)
             params["job"] = text
         elif k == "occupancy":
             params[k] = float(v)
@@ -278,6 +296,11 @@ def sweep(
     the workers in batches of ``batch_size`` (default: about four batches
     per worker thread). ``df.attrs["computed"]`` and ``df.attrs["stored"]``
     say how many points ran and how many came from the store."""
+    for name, value in (("workers", workers), ("batch_size", batch_size)):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 1
+        ):
+            raise ValueError(f"{name}: {value!r} is not a positive integer")
     points = expand(base, grid)
     keyed = [(*resolve(p), json.dumps(p["labels"], sort_keys=True, default=str)) for p in points]
     st = store if isinstance(store, Store) else Store(store or "ssdlab-store")

@@ -64,6 +64,13 @@ def test_the_k2_grid_is_checked():
         ssdlab.k2.grid(ops=["sideways"])
     with pytest.raises(ValueError, match="plan"):
         ssdlab.k2.grid("slow")
+    # The CLI's ranges: a million repetitions would not fit in memory.
+    with pytest.raises(ssdlab.SsdlabError, match="reps: 1000000 is outside 1..=100"):
+        ssdlab.k2.grid(reps=10**6)
+    with pytest.raises(ssdlab.SsdlabError, match="partial_runtime: 0"):
+        ssdlab.k2.grid(partial_runtime=0)
+    with pytest.raises(ssdlab.SsdlabError, match="states: unknown 'half'"):
+        ssdlab.k2.grid(states=["half"])
     paper = ssdlab.k2.grid("paper")
     assert len(paper) == 4 * 2 * 8 * 5
     assert {p["labels"]["rep"] for p in paper} == set(range(5))

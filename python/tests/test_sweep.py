@@ -146,3 +146,23 @@ def test_numpy_and_pandas_values_make_a_grid():
         expand({"job": "x.fio"}, {"seed": 3})
     with pytest.raises(ValueError, match="'device' takes a list"):
         expand({"job": "x.fio"}, {"device": "mqsim-64g"})
+
+
+def test_inputs_that_would_run_wrongly_are_refused(tmp_path, small_job):
+    # Refused before any cluster starts: no client is given.
+    with pytest.raises(ValueError, match="'seed' is a set"):
+        ssdlab.expand({"job": small_job}, {"seed": {1, 2}})
+    for name, value in (("batch_size", 0), ("batch_size", -1), ("batch_size", 2.0),
+                        ("workers", 0), ("workers", True)):
+        with pytest.raises(ValueError, match=name):
+            ssdlab.sweep(_base(small_job), GRID, store=tmp_path, progress=False,
+                         **{name: value})
+    # An include would be read on the worker and left out of the key.
+    job = tmp_path / "with-include.fio"
+    job.write_text("[a]\nrw=read\ninclude common.fio ; shared options\n")
+    with pytest.raises(ssdlab.SsdlabError, match="with-include.fio:3: include"):
+        ssdlab.sweep({"job": str(job)}, None, store=tmp_path, progress=False)
+    assert not list((tmp_path / "shards").glob("*"))
+    # A misspelt store is not an empty one.
+    with pytest.raises(FileNotFoundError, match="no results store"):
+        ssdlab.load(tmp_path / "no-such-store")

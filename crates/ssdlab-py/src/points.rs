@@ -65,11 +65,19 @@ pub fn k2_points(
         }
     };
     unknown(&ops, &OPS, "ops")?;
-    unknown(&occupancies, &OCCUPANCIES, "occupancies")?;
-    if partial_runtime == Some(0) || full_runtime == Some(0) || reps == Some(0) {
-        return Err(super::SsdlabError::new_err(
-            "runtimes and repetitions must be at least 1",
-        ));
+    unknown(&occupancies, &OCCUPANCIES, "states")?;
+    // The CLI's ranges (`reproduce k2 --partial-runtime`, `--full-runtime`,
+    // `--reps`): a grid of 10^6 repetitions would not fit in memory.
+    for (name, v, most) in [
+        ("partial_runtime", partial_runtime, 86_400),
+        ("full_runtime", full_runtime, 86_400),
+        ("reps", reps.map(u64::from), 100),
+    ] {
+        if let Some(v) = v.filter(|v| !(1..=most).contains(v)) {
+            return Err(super::SsdlabError::new_err(format!(
+                "{name}: {v} is outside 1..={most}"
+            )));
+        }
     }
     let mut plan = if paper { Plan::PAPER } else { Plan::QUICK };
     plan.partial_runtime_s = partial_runtime.unwrap_or(plan.partial_runtime_s);
