@@ -178,6 +178,17 @@ def resolve(point: Mapping[str, Any]) -> Tuple[str, str]:
     return _native.resolve(json.dumps(native_params(point)))
 
 
+def _keyed(i: int, point: Mapping[str, Any]) -> Tuple[str, str, str]:
+    """A point's key, configuration and labels; an error names the point
+    (its place in the grid and its labels)."""
+    labels = json.dumps(point["labels"], sort_keys=True, default=str)
+    try:
+        key, config = resolve(point)
+    except SsdlabError as e:
+        raise SsdlabError(f"point {i} {labels}: {e}") from None
+    return key, config, labels
+
+
 def run_batch(configs: List[str]) -> List[str]:
     """Runs points on a worker: configurations in, figures (JSON) out."""
     from ssdlab import _native as native  # imported on the worker
@@ -302,7 +313,7 @@ def sweep(
         ):
             raise ValueError(f"{name}: {value!r} is not a positive integer")
     points = expand(base, grid)
-    keyed = [(*resolve(p), json.dumps(p["labels"], sort_keys=True, default=str)) for p in points]
+    keyed = [_keyed(i, p) for i, p in enumerate(points)]
     st = store if isinstance(store, Store) else Store(store or "ssdlab-store")
     found, computed = execute(keyed, st, client, workers, batch_size, progress)
     rows = []

@@ -163,6 +163,12 @@ def test_inputs_that_would_run_wrongly_are_refused(tmp_path, small_job):
     with pytest.raises(ssdlab.SsdlabError, match="with-include.fio:3: include"):
         ssdlab.sweep({"job": str(job)}, None, store=tmp_path, progress=False)
     assert not list((tmp_path / "shards").glob("*"))
+    # A point whose job does not fit its device fails before any runs,
+    # naming the point.
+    with pytest.raises(ssdlab.SsdlabError, match=r'point 1 \{"device": "mlc-sata-8g"\}: ftl.mapping'):
+        ssdlab.sweep({"job": small_job}, {"device": ["mqsim-64g", "mlc-sata-8g"]},
+                     store=tmp_path, progress=False)
+    assert not list((tmp_path / "shards").glob("*"))
     # A misspelt store is not an empty one.
     with pytest.raises(FileNotFoundError, match="no results store"):
         ssdlab.load(tmp_path / "no-such-store")

@@ -145,6 +145,9 @@ impl PointParams {
         if jobfile.jobs.is_empty() {
             return Err(InputError::invalid(&self.job_name, "defines no job"));
         }
+        // Against the device too (block sizes, regions, the mapping), so
+        // that a sweep's bad point fails here, before any point runs.
+        ssdlab_sim::experiment::fio_run::check_jobs(&jobfile, &setup.device)?;
         Ok(PointSpec {
             job_name: self.job_name.clone(),
             job_text: self.job.clone(),

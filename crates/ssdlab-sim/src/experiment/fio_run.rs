@@ -10,11 +10,12 @@ use crate::sched;
 use crate::ssd::config::SsdConfig;
 use crate::ssd::device::{DeviceCounters, SimSsd};
 use crate::ssd::ftl::FtlCounters;
+use crate::ssd::layout::Layout;
 use crate::ssd::precondition::{precondition, PreconditionMode, PreconditionReport};
 use crate::workload::buffered::BufferedCounters;
 use crate::workload::fio::FioWorkload;
 use crate::workload::fio_job::{FioJob, IoSource};
-use ssdlab_fio::JobFile;
+use ssdlab_fio::{JobFile, JobSpec};
 use std::collections::BTreeMap;
 
 /// Everything a run needs besides the job file.
@@ -81,19 +82,7 @@ pub fn prepare_with_sources(
     setup.host.validate()?;
     let sched = sched::build(&setup.scheduler)
         .map_err(|e| InputError::invalid("--scheduler", e.to_string()))?;
-    if jobfile.jobs.is_empty() {
-        return Err(InputError::invalid("job file", "defines no job"));
-    }
-    if setup.device.ftl.mapping == crate::ssd::config::Mapping::Hybrid {
-        return Err(InputError::invalid(
-            "ftl.mapping",
-            format!(
-                "device '{}' uses the hybrid (FAST) mapping, which runs under `ssdlab postmark` \
-                 and `reproduce stb`; fio jobs and traces run on page mapping (set ftl.mapping=page)",
-                setup.device.name
-            ),
-        ));
-    }
+    check_device(jobfile, &setup.device)?;
     let mut dev = SimSsd::new(setup.device.clone(), setup.seed, setup.check);
     let block = BlockLayer::new(setup.host.clone(), sched, &dev.info());
     // The jobs are checked against the device (sizes, regions) before the
@@ -187,6 +176,72 @@ fn run_with_progress(
     sim.run(workload, Some(&mut step));
 }
 
+/// What a job file needs of a device: a job, and page mapping.
+fn check_device(jobfile: &JobFile, device: &SsdConfig) -> Result<(), InputError> {
+    if jobfile.jobs.is_empty() {
+        return Err(InputError::invalid("job file", "defines no job"));
+    }
+    if device.ftl.mapping == crate::ssd::config::Mapping::Hybrid {
+        return Err(InputError::invalid(
+            "ftl.mapping",
+            format!(
+                "device '{}' uses the hybrid (FAST) mapping, which runs under `ssdlab postmark` \
+                 and `reproduce stb`; fio jobs and traces run on page mapping (set ftl.mapping=page)",
+                device.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The checks `prepare` makes of a job file against a device before any
+/// simulation (page mapping; each job's block size and region against the
+/// device's capacity), for callers that check many points before running
+/// any (a sweep).
+pub fn check_jobs(jobfile: &JobFile, device: &SsdConfig) -> Result<(), InputError> {
+    check_device(jobfile, device)?;
+    let bytes = Layout::new(device).capacity_bytes();
+    jobfile
+        .jobs
+        .iter()
+        .try_for_each(|spec| check_job_region(spec, bytes))
+}
+
+/// A job's block size and region fit a device of `bytes` bytes.
+fn check_job_region(spec: &JobSpec, bytes: u64) -> Result<(), InputError> {
+    let (_, len) = spec.region(bytes);
+    if spec.min_bs() > bytes {
+        let (file, line) = spec.line_of("bs");
+        return Err(InputError::At {
+            file: file.to_string(),
+            line,
+            field: format!("job '{}': bs", spec.name),
+            message: format!(
+                "block size {} is larger than the device ({bytes} bytes)",
+                spec.min_bs()
+            ),
+        });
+    }
+    if len < spec.min_bs() {
+        // Name the option that shrank the region, else the block size.
+        let key = ["size", "offset", "bs"]
+            .into_iter()
+            .find(|k| spec.option_lines.iter().any(|(n, _, _)| n == k))
+            .unwrap_or("bs");
+        let (file, line) = spec.line_of(key);
+        return Err(InputError::At {
+            file: file.to_string(),
+            line,
+            field: format!("job '{}': {key}", spec.name),
+            message: format!(
+                "its region (offset/size) holds {len} bytes of the device's {bytes}, less than one block of {}",
+                spec.min_bs()
+            ),
+        });
+    }
+    Ok(())
+}
+
 fn build_jobs(
     jobfile: &JobFile,
     block: &BlockLayer,
@@ -203,38 +258,16 @@ fn build_jobs(
         .map(|(i, (spec, source))| {
             if let Some(source) = source {
                 let seed = setup.seed ^ (i as u64 + 1);
-                return Ok(FioJob::with_source(i as u32, spec.clone(), source, None, seed, &setup.host.costs));
+                return Ok(FioJob::with_source(
+                    i as u32,
+                    spec.clone(),
+                    source,
+                    None,
+                    seed,
+                    &setup.host.costs,
+                ));
             }
-            let (_, len) = spec.region(bytes);
-            if spec.min_bs() > bytes {
-                let (file, line) = spec.line_of("bs");
-                return Err(InputError::At {
-                    file: file.to_string(),
-                    line,
-                    field: format!("job '{}': bs", spec.name),
-                    message: format!(
-                        "block size {} is larger than the device ({bytes} bytes)",
-                        spec.min_bs()
-                    ),
-                });
-            }
-            if len < spec.min_bs() {
-                // Name the option that shrank the region, else the block size.
-                let key = ["size", "offset", "bs"]
-                    .into_iter()
-                    .find(|k| spec.option_lines.iter().any(|(n, _, _)| n == k))
-                    .unwrap_or("bs");
-                let (file, line) = spec.line_of(key);
-                return Err(InputError::At {
-                    file: file.to_string(),
-                    line,
-                    field: format!("job '{}': {key}", spec.name),
-                    message: format!(
-                        "its region (offset/size) holds {len} bytes of the device's {bytes}, less than one block of {}",
-                        spec.min_bs()
-                    ),
-                });
-            }
+            check_job_region(spec, bytes)?;
             FioJob::new(i as u32, spec.clone(), bytes, setup.seed, &setup.host.costs).map_err(|m| {
                 InputError::At {
                     file: spec.file.clone(),
