@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
@@ -101,12 +102,29 @@ def sim_params(
         "scheduler": scheduler,
         "occupancy": occupancy,
         "precondition": precondition,
-        "seed": int(seed),
+        "seed": seed_of(seed),
         "host": None if host is None else os.fspath(host),
         "gc": gc,
-        "device_overrides": dict(device_overrides or {}),
-        "host_overrides": dict(host_overrides or {}),
+        "device_overrides": overrides_of("device", device_overrides),
+        "host_overrides": overrides_of("host", host_overrides),
     }
+
+
+def seed_of(seed: Any) -> int:
+    """A seed: a whole number in [0, 2^64) (2.7 is not rounded to 2)."""
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**64:
+        raise SsdlabError(f"seed: {seed!r} is not a whole number in [0, 2^64)")
+    return int(seed)
+
+
+def overrides_of(prefix: str, given: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
+    """Preset or host keys and their values; a number that is not finite
+    is an error naming its key (JSON cannot carry it)."""
+    out = dict(given or {})
+    for k, v in out.items():
+        if isinstance(v, float) and not math.isfinite(v):
+            raise SsdlabError(f"{prefix}.{k}: {v} is not a finite number")
+    return out
 
 
 def job_source(job: JobArg) -> Tuple[Optional[str], Optional[str]]:
@@ -187,7 +205,7 @@ def rtflash_run(
     --json``'s object: per task its jobs, read and write deadline misses,
     max and p99.9 response beside the analysis' bound; the NRT figures."""
     out = _native.rtflash_run(
-        os.fspath(tasks), approach, nrt, chip_order, model, float(duration), int(seed)
+        os.fspath(tasks), approach, nrt, chip_order, model, float(duration), seed_of(seed)
     )
     return json.loads(out)
 

@@ -29,7 +29,7 @@ import pandas as pd
 
 from . import _native
 from ._native import SsdlabError
-from ._api import flatten_figures, job_source
+from ._api import flatten_figures, job_source, overrides_of, seed_of
 from ._store import Store
 
 #: Keys a point may set directly (the rest: ``device.*``, ``host.*``, ``job.*``).
@@ -162,6 +162,8 @@ def native_params(point: Mapping[str, Any]) -> Dict[str, Any]:
             params[k] = float(v)
             if not math.isfinite(params[k]):
                 raise SsdlabError(f"occupancy: {v} is not a number in [0, 100]")
+        elif k == "seed":
+            params[k] = seed_of(v)
         elif k in ("host",) and v is not None:
             params[k] = os.fspath(v)
         else:
@@ -169,6 +171,8 @@ def native_params(point: Mapping[str, Any]) -> Dict[str, Any]:
     if "job" not in params:
         raise ValueError("sweep: every point needs a job (a path or a job file's text)")
     params["job"] = set_job_options(params["job"], job_options)
+    for prefix in ("device", "host"):
+        overrides_of(prefix, params[f"{prefix}_overrides"])
     return params
 
 

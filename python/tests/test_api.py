@@ -93,6 +93,10 @@ def test_catalogues():
         (None, {"device": "no-such-drive"}, "not a preset"),
         (None, {"device_overrides": {"geometry.no_such_key": 1}}, "no_such_key"),
         (None, {"precondition": "soaked"}, "unknown preconditioning 'soaked'"),
+        (None, {"seed": -1}, "seed: -1 is not a whole number"),
+        (None, {"seed": 2.7}, "seed: 2.7 is not a whole number"),
+        (None, {"device_overrides": {"gc.soft_threshold": float("inf")}},
+         "device.gc.soft_threshold: inf is not a finite number"),
     ],
 )
 def test_bad_input_raises_the_clis_message(small_job, job, settings, message):

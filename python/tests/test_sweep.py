@@ -169,6 +169,12 @@ def test_inputs_that_would_run_wrongly_are_refused(tmp_path, small_job):
         ssdlab.sweep({"job": small_job}, {"device": ["mqsim-64g", "mlc-sata-8g"]},
                      store=tmp_path, progress=False)
     assert not list((tmp_path / "shards").glob("*"))
+    # Values JSON would carry wrongly or blame on no setting.
+    for grid, needle in (({"seed": [-1]}, "seed: -1"), ({"seed": [2.7]}, "seed: 2.7"),
+                         ({"device.gc.soft_threshold": [float("nan")]},
+                          "device.gc.soft_threshold: nan")):
+        with pytest.raises(ssdlab.SsdlabError, match=needle):
+            ssdlab.sweep(_base(small_job), grid, store=tmp_path, progress=False)
     # A misspelt store is not an empty one.
     with pytest.raises(FileNotFoundError, match="no results store"):
         ssdlab.load(tmp_path / "no-such-store")
