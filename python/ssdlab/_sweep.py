@@ -88,6 +88,23 @@ def _plain(v: Any) -> Any:
     return v.item() if hasattr(v, "item") and callable(v.item) else v
 
 
+#: The largest job file read (as the CLI's limit on input files).
+MAX_JOB_BYTES = 64 << 20
+
+
+def _read_job(path: str) -> str:
+    """A job file's text, read at most to the CLI's limit (a path such as
+    /dev/zero is not read until memory runs out); errors name the file."""
+    with open(path, "rb") as f:
+        data = f.read(MAX_JOB_BYTES + 1)
+    if len(data) > MAX_JOB_BYTES:
+        raise SsdlabError(f"{path}: larger than 64 MiB, not a job file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SsdlabError(f"{path}: not UTF-8 text: {e}") from None
+
+
 def _refuse_include(text: str, path: Optional[str]) -> None:
     """A swept job file must hold all its text: the point sends the text,
     not the file, so an ``include`` would be looked up on the worker and
@@ -153,8 +170,7 @@ def native_params(point: Mapping[str, Any]) -> Dict[str, Any]:
         elif k == "job":
             path, text = job_source(v)
             if path is not None:
-                with open(path, encoding="utf-8") as f:
-                    text = f.read()
+                text = _read_job(path)
                 params.setdefault("job_name", path)
             _refuse_include(text, path)
             params["job"] = text

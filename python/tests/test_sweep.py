@@ -175,6 +175,8 @@ def test_inputs_that_would_run_wrongly_are_refused(tmp_path, small_job):
                           "device.gc.soft_threshold: nan")):
         with pytest.raises(ssdlab.SsdlabError, match=needle):
             ssdlab.sweep(_base(small_job), grid, store=tmp_path, progress=False)
+    with pytest.raises(ssdlab.SsdlabError, match="/dev/zero: larger than 64 MiB"):
+        ssdlab.sweep({"job": "/dev/zero"}, None, store=tmp_path, progress=False)
     # A misspelt store is not an empty one.
     with pytest.raises(FileNotFoundError, match="no results store"):
         ssdlab.load(tmp_path / "no-such-store")

@@ -41,7 +41,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
     let workload = match &a.workload {
         Some(path) => {
             let file = path.display().to_string();
-            let text = std::fs::read_to_string(path)
+            let text = ssdlab_fio::read_input_string(path.as_ref())
                 .map_err(|e| InputError::invalid(&file, e.to_string()))?;
             if looks_like_commands(&text) {
                 parse_commands(&text, &file)?

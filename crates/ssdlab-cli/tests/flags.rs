@@ -220,3 +220,19 @@ fn tune_refuses_rows_no_study_writes() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_endless_input_file_is_refused_not_read_to_the_end() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let job = format!("{root}/../../examples/k2/read.fio");
+    for args in [
+        vec!["run", "/dev/zero"],
+        vec!["run", &job, "--host", "/dev/zero"],
+        vec!["run", &job, "--device", "/dev/zero"],
+        vec!["rtflash", "analyze", "/dev/zero"],
+        vec!["postmark", "/dev/zero"],
+        vec!["calibrate", "/dev/zero"],
+    ] {
+        refused(&args, "larger than 64 MiB");
+    }
+}

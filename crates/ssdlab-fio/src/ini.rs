@@ -178,7 +178,7 @@ impl<'a> Reader<'a> {
                 format!("includes nested deeper than {MAX_INCLUDE_DEPTH} levels"),
             ));
         }
-        let text = std::fs::read(&path).map_err(|e| {
+        let text = crate::input::read_input(&path).map_err(|e| {
             err(
                 ErrorKind::IncludeNotFound,
                 loc,

@@ -31,6 +31,7 @@ mod assemble;
 mod error;
 pub mod generator;
 mod ini;
+mod input;
 mod job;
 mod options;
 mod spec;
@@ -41,6 +42,7 @@ use std::path::{Path, PathBuf};
 pub use assemble::MAX_JOBS;
 pub use error::{ErrorKind, FioError};
 pub use generator::{GeneratorError, IoDir, IoGenerator, IoUnit};
+pub use input::{read_input, read_input_string, MAX_INPUT_BYTES};
 pub use options::{find as find_option, option_table, Kind as OptionKind, OptionDef};
 pub use spec::{
     IgnoredOption, IoEngine, JobFile, JobSpec, PerDir, PrioClass, RandomDistribution, RateProcess,
@@ -83,7 +85,7 @@ pub fn parse_file_with(
     opts: &ParseOptions,
 ) -> Result<JobFile, FioError> {
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| {
+    let bytes = read_input(path).map_err(|e| {
         FioError::new(
             ErrorKind::Io,
             &shown,

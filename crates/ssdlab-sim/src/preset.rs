@@ -66,16 +66,17 @@ impl Preset {
         if let Some(p) = PRESETS.iter().find(|p| p.name == name_or_path) {
             return Ok((p.source.to_string(), format!("<preset {}>", p.name)));
         }
-        let text = std::fs::read_to_string(name_or_path).map_err(|e| {
-            let names: Vec<_> = PRESETS.iter().map(|p| p.name).collect();
-            InputError::invalid(
-                name_or_path,
-                format!(
-                    "not a preset ({}) and not a readable file: {e}",
-                    names.join(", ")
-                ),
-            )
-        })?;
+        let text =
+            ssdlab_fio::read_input_string(std::path::Path::new(name_or_path)).map_err(|e| {
+                let names: Vec<_> = PRESETS.iter().map(|p| p.name).collect();
+                InputError::invalid(
+                    name_or_path,
+                    format!(
+                        "not a preset ({}) and not a readable file: {e}",
+                        names.join(", ")
+                    ),
+                )
+            })?;
         Ok((text, name_or_path.to_string()))
     }
 

@@ -41,8 +41,8 @@ pub fn load_host(path: Option<&Path>, preset_host: HostConfig) -> Result<HostCon
         return Ok(crate::k2::k2_host());
     }
     let file = path.display().to_string();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| InputError::invalid(&file, e.to_string()))?;
+    let text = ssdlab_fio::read_input_string(path)
+        .map_err(|e| InputError::invalid(&file, e.to_string()))?;
     HostConfig::from_toml(&text, &file)
 }
 

@@ -118,8 +118,8 @@ impl Calibration {
     /// Reads `path`; every problem names the file and the field.
     pub fn load(path: &Path) -> Result<Calibration, InputError> {
         let name = path.display().to_string();
-        let text =
-            std::fs::read_to_string(path).map_err(|e| InputError::invalid(&name, e.to_string()))?;
+        let text = ssdlab_fio::read_input_string(path)
+            .map_err(|e| InputError::invalid(&name, e.to_string()))?;
         let mut file: TargetsFile =
             toml::from_str(&text).map_err(|e| InputError::invalid(&name, e.to_string()))?;
         let base = path.parent().unwrap_or(Path::new("."));
@@ -373,7 +373,7 @@ fn job_file(base: &Path, job: &Path, field: &str) -> Result<(String, String), In
     }
     let path = base.join(job);
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(&path)
+    let text = ssdlab_fio::read_input_string(&path)
         .map_err(|e| InputError::invalid(field, format!("{name}: {e}")))?;
     Ok((name, text))
 }

@@ -148,7 +148,7 @@ const KEYS: &[&str] = &["platform", "rt_task", "nrt", "analysis"];
 impl TaskSet {
     /// Reads a task-set file.
     pub fn load(path: &str) -> Result<TaskSet, InputError> {
-        let text = std::fs::read_to_string(path)
+        let text = ssdlab_fio::read_input_string(path.as_ref())
             .map_err(|e| InputError::invalid(path, format!("cannot read task set: {e}")))?;
         Self::from_toml(&text, path)
     }
