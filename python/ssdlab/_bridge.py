@@ -32,6 +32,8 @@ def main(argv: list) -> int:
             continue
         try:
             p = json.loads(line)
+            if not isinstance(p, dict):
+                raise ValueError(f"a JSON object, not {type(p).__name__}")
             items.append((p["key"], p["config"], json.dumps(p.get("labels", {}), sort_keys=True)))
         except (ValueError, KeyError) as e:
             print(f"<stdin>:{n}: point: {e}", file=sys.stderr)

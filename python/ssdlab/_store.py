@@ -94,7 +94,8 @@ def _frame_row(r: Mapping[str, str]) -> Dict[str, Any]:
         {
             "device": config["device"]["name"],
             "scheduler": config["scheduler"],
-            "occupancy": config["occupancy"] * 100.0,
+            # The percent the user gave: 0.29 × 100 is 28.999999999999996.
+            "occupancy": round(config["occupancy"] * 100.0, 9),
             "precondition": config["precondition"],
             "seed": config["seed"],
             "key": r["key"],

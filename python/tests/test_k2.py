@@ -74,3 +74,14 @@ def test_the_k2_grid_is_checked():
     paper = ssdlab.k2.grid("paper")
     assert len(paper) == 4 * 2 * 8 * 5
     assert {p["labels"]["rep"] for p in paper} == set(range(5))
+
+
+def test_the_bridge_refuses_a_point_that_is_not_an_object(tmp_path):
+    for line, needle in (("[1, 2]", "a JSON object, not list"), ("{}", "'key'"), ("nope", "point")):
+        run = subprocess.run(
+            [sys.executable, "-m", "ssdlab._bridge", "--address", "tcp://127.0.0.1:1",
+             "--store", str(tmp_path)],
+            input=line + "\n", capture_output=True, text=True,
+        )
+        assert run.returncode == 2, run.stderr
+        assert "<stdin>:1: point:" in run.stderr and needle in run.stderr, run.stderr

@@ -3,6 +3,7 @@ a killed sweep, a truncated shard, and agreement with ``run``."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -180,3 +181,16 @@ def test_inputs_that_would_run_wrongly_are_refused(tmp_path, small_job):
     # A misspelt store is not an empty one.
     with pytest.raises(FileNotFoundError, match="no results store"):
         ssdlab.load(tmp_path / "no-such-store")
+
+
+def test_a_stored_occupancy_is_the_percent_given():
+    from ssdlab._store import _frame_row
+
+    config = {"device": {"name": "seed004"}, "scheduler": "none", "occupancy": 0.29,
+              "precondition": "auto", "seed": 1}
+    from ssdlab._api import DEVICE_FIGURES
+
+    figures = {**{k: 0 for k in DEVICE_FIGURES}, "jobs": []}
+    row = _frame_row({"config": json.dumps(config), "labels": "{}", "key": "k",
+                      "figures": json.dumps(figures)})
+    assert row["occupancy"] == 29.0
