@@ -226,12 +226,18 @@ def schedulers() -> Dict[str, Dict[str, Any]]:
 
 def flatten_figures(figures: Mapping[str, Any]) -> Dict[str, Any]:
     """A point's figures as one flat row: the device figures, then
-    ``"<job>.<figure>"`` per job, and ``jobs`` (the job names in order)."""
+    ``"<job>.<figure>"`` per job, and ``jobs`` (the job names in order). A
+    name several jobs share (fio's ``numjobs`` clones, or two sections of one
+    name) is numbered from its second job on, ``a``, ``a#2``, ``a#3``, so
+    that no job's figures overwrite another's."""
     row: Dict[str, Any] = {k: figures[k] for k in DEVICE_FIGURES}
     names: List[str] = []
+    seen: Dict[str, int] = {}
     for j in figures["jobs"]:
-        names.append(j["name"])
+        n = seen[j["name"]] = seen.get(j["name"], 0) + 1
+        name = j["name"] if n == 1 else f"{j['name']}#{n}"
+        names.append(name)
         for k in JOB_FIGURES:
-            row[f"{j['name']}.{k}"] = j[k]
+            row[f"{name}.{k}"] = j[k]
     row["jobs"] = tuple(names)
     return row

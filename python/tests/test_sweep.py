@@ -194,3 +194,15 @@ def test_a_stored_occupancy_is_the_percent_given():
     row = _frame_row({"config": json.dumps(config), "labels": "{}", "key": "k",
                       "figures": json.dumps(figures)})
     assert row["occupancy"] == 29.0
+
+
+def test_jobs_of_one_name_keep_their_own_figures():
+    from ssdlab._api import DEVICE_FIGURES, JOB_FIGURES, flatten_figures
+
+    def job(name, bw):
+        return {"name": name, **{k: 0 for k in JOB_FIGURES}, "bw_mbs": bw}
+
+    figures = {**{k: 0 for k in DEVICE_FIGURES}, "jobs": [job("a", 1), job("a", 2), job("b", 3)]}
+    row = flatten_figures(figures)
+    assert row["jobs"] == ("a", "a#2", "b")
+    assert (row["a.bw_mbs"], row["a#2.bw_mbs"], row["b.bw_mbs"]) == (1, 2, 3)

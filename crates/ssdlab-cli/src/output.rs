@@ -21,8 +21,9 @@ pub enum Output {
     Stdout,
     /// Written in place (a character device or a FIFO).
     InPlace(PathBuf),
-    /// Replaced atomically through `tmp`, created (and so proven writable)
-    /// when the destination was checked and removed if never committed.
+    /// Replaced atomically through `tmp`, created once (and so proven
+    /// writable) when the destination was checked, written when the output
+    /// is, and removed if never committed.
     Replace {
         path: PathBuf,
         tmp: PathBuf,
@@ -63,10 +64,13 @@ impl Output {
             Err(e) => return Err(fail(&target, e.to_string())),
         }
         let tmp = temp_beside(&target).map_err(|m| fail(&target, m))?;
+        // Proven writable now, created again when written: a run killed
+        // before its end leaves no temporary file behind.
         File::options()
             .write(true)
             .create_new(true)
             .open(&tmp)
+            .and_then(|_| std::fs::remove_file(&tmp))
             .map_err(|e| fail(&target, format!("cannot be written: {e}")))?;
         Ok(Output::Replace { path: target, tmp })
     }

@@ -236,3 +236,31 @@ fn an_endless_input_file_is_refused_not_read_to_the_end() {
         refused(&args, "larger than 64 MiB");
     }
 }
+
+#[test]
+fn a_run_killed_before_its_end_leaves_no_file() {
+    let dir = scratch_dir("killed");
+    let job = dir.join("long.fio");
+    // Seconds of work: long enough to be killed while it simulates.
+    std::fs::write(&job, "[j]\nrw=randread\nbs=4k\nruntime=600s\ntime_based\n").unwrap();
+    let report = dir.join("r.txt");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["run", job.to_str().unwrap(), "--device", "seed004"])
+        .args(["--output", report.to_str().unwrap()])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let entries: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        entries,
+        vec![std::ffi::OsString::from("long.fio")],
+        "left behind"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
