@@ -235,6 +235,22 @@ fn an_endless_input_file_is_refused_not_read_to_the_end() {
     ] {
         refused(&args, "larger than 64 MiB");
     }
+    // A trace streams, and a line is skipped to its end only up to 1 MiB.
+    for format in ["mqsim", "msr"] {
+        let args = [
+            "replay",
+            "/dev/zero",
+            "--format",
+            format,
+            "--device",
+            "seed004",
+        ];
+        refused(&args, "longer than 1 MiB: not a trace");
+    }
+    refused(
+        &["replay", "/dev/zero", "--device", "seed004"],
+        "longer than 1 MiB",
+    );
 }
 
 #[test]

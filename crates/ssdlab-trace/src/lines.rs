@@ -2,9 +2,12 @@
 
 use std::io::{self, BufRead};
 
+/// The longest line scanned for its end (1 MiB); longer is not a trace.
+const MAX_SCANNED_LINE_BYTES: usize = 1 << 20;
+
 /// Splits a `BufRead` into lines without ever holding more than `max` bytes
 /// of one line. Longer lines are reported as overflowing and their excess is
-/// discarded while it streams past.
+/// discarded while it streams past, up to [`MAX_SCANNED_LINE_BYTES`].
 pub(crate) struct LineReader<R> {
     inner: R,
     buf: Vec<u8>,
@@ -55,6 +58,7 @@ impl<R: BufRead> LineReader<R> {
         }
         let mut too_long = false;
         let mut any = false;
+        let mut scanned = 0usize;
         loop {
             let avail = match self.inner.fill_buf() {
                 Ok(b) => b,
@@ -87,7 +91,21 @@ impl<R: BufRead> LineReader<R> {
                 }
             }
             let used = newline.map_or(avail.len(), |i| i + 1);
+            scanned += chunk.len();
             self.inner.consume(used);
+            // A line is skipped to its end only so far: input such as
+            // /dev/zero has no end to skip to.
+            if scanned > MAX_SCANNED_LINE_BYTES {
+                self.eof = true;
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "line {} is longer than {} MiB: not a trace",
+                        self.line_no + 1,
+                        MAX_SCANNED_LINE_BYTES >> 20
+                    ),
+                ));
+            }
             if newline.is_some() {
                 break;
             }
@@ -98,5 +116,25 @@ impl<R: BufRead> LineReader<R> {
             too_long,
             line_no: self.line_no,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_line_is_skipped_and_an_endless_one_is_an_error() {
+        let mut text = vec![b'x'; 10_000];
+        text.extend_from_slice(b"\nnext\n");
+        let mut r = LineReader::new(&text[..], 64);
+        let first = r.next_line().unwrap().unwrap();
+        assert!(first.too_long && first.bytes.len() == 64);
+        assert_eq!(r.next_line().unwrap().unwrap().bytes, b"next");
+        let zero = std::fs::File::open("/dev/zero").unwrap();
+        let mut r = LineReader::new(io::BufReader::new(zero), 64);
+        let e = r.next_line().err().expect("an endless line");
+        assert!(e.to_string().contains("line 1 is longer than 1 MiB"), "{e}");
+        assert!(r.next_line().unwrap().is_none());
     }
 }
