@@ -15,6 +15,21 @@ fn scratch_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// `dir` holds only `name` (nothing was written or left behind), and is
+/// then removed.
+fn assert_only(dir: &std::path::Path, name: &str) {
+    let entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        entries,
+        vec![std::ffi::OsString::from(name)],
+        "written or left behind"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 fn refused(args: &[&str], flag: &str) {
     let (code, stdout, stderr) = ssdlab(args);
     assert_eq!(code, 2, "{args:?}: {stderr}");
@@ -154,16 +169,7 @@ fn outputs_that_would_write_one_place_twice_are_refused() {
     // A name ending in / failed only after the run, naming no option.
     let dir_like = format!("{}/new/", dir.display());
     refused(&[&base[..], &["--output", &dir_like]].concat(), "--output");
-    let entries: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert_eq!(
-        entries,
-        vec![std::ffi::OsString::from("j.fio")],
-        "nothing written"
-    );
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_only(&dir, "j.fio");
 }
 
 #[test]
@@ -269,14 +275,5 @@ fn a_run_killed_before_its_end_leaves_no_file() {
     std::thread::sleep(std::time::Duration::from_millis(500));
     child.kill().unwrap();
     child.wait().unwrap();
-    let entries: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert_eq!(
-        entries,
-        vec![std::ffi::OsString::from("long.fio")],
-        "left behind"
-    );
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_only(&dir, "long.fio");
 }
