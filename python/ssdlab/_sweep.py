@@ -88,17 +88,14 @@ def _plain(v: Any) -> Any:
     return v.item() if hasattr(v, "item") and callable(v.item) else v
 
 
-#: The largest job file read (as the CLI's limit on input files).
-MAX_JOB_BYTES = 64 << 20
-
-
 def _read_job(path: str) -> str:
     """A job file's text, read at most to the CLI's limit (a path such as
     /dev/zero is not read until memory runs out); errors name the file."""
+    most = _native.MAX_INPUT_BYTES
     with open(path, "rb") as f:
-        data = f.read(MAX_JOB_BYTES + 1)
-    if len(data) > MAX_JOB_BYTES:
-        raise SsdlabError(f"{path}: larger than 64 MiB, not a job file")
+        data = f.read(most + 1)
+    if len(data) > most:
+        raise SsdlabError(f"{path}: larger than {most >> 20} MiB, not a job file")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -6,6 +6,7 @@ use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_studies::k2::grid::Plan;
 use ssdlab_studies::k2::reproduce;
+use ssdlab_studies::k2::results::{MAX_REPS, MAX_RUNTIME_S};
 use ssdlab_studies::k2::runner::{RemoteRunner, StudyOptions};
 use ssdlab_studies::setup::{load_host, K2_HOST_NAME};
 use std::io::IsTerminal;
@@ -82,7 +83,7 @@ struct RtssArgs {
     #[command(flatten)]
     common: K2Common,
     /// Override: simulated seconds per point (1 to a simulated day).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_RUNTIME_S))]
     runtime: Option<u64>,
 }
 
@@ -107,14 +108,14 @@ struct K2Args {
     occupancies: Vec<K2Occupancy>,
     /// Override the plan: simulated seconds per partially occupied run (1
     /// to a simulated day).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_RUNTIME_S))]
     partial_runtime: Option<u64>,
     /// Override the plan: simulated seconds per fully occupied run (1 to a
     /// simulated day).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_RUNTIME_S))]
     full_runtime: Option<u64>,
     /// Override the plan: repetitions per point (1 to 100).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_REPS as i64))]
     reps: Option<u32>,
     /// Run the points not in the cache on this Dask scheduler
     /// (tcp://host:8786) through the Python package; they are kept in its

@@ -1,7 +1,7 @@
 use crate::choices::{name_of, K2Occupancy, K2Op, TuneObjective};
 use ssdlab_sim::error::InputError;
 use ssdlab_studies::k2::report::read_csv;
-use ssdlab_studies::k2::results::PointRow;
+use ssdlab_studies::k2::results::check_rows;
 use ssdlab_studies::k2::tune::{tune_all, Objective, TuneResult};
 use std::path::PathBuf;
 
@@ -85,55 +85,6 @@ pub fn run(a: Args) -> Result<(), InputError> {
     }
     for t in &results {
         print_one(t);
-    }
-    Ok(())
-}
-
-/// Every row as `reproduce k2` writes it: a known operation, occupancy
-/// and scheduler, a bound with K2 only (at least 1), finite non-negative
-/// figures, and one row per cell and bound. The error names the line.
-fn check_rows(rows: &[PointRow], file: &str) -> Result<(), InputError> {
-    let mut seen = std::collections::BTreeSet::new();
-    for (i, r) in rows.iter().enumerate() {
-        let at = |field: &str, message: String| InputError::At {
-            file: file.to_string(),
-            // Line 1 is the header.
-            line: i + 2,
-            field: field.to_string(),
-            message,
-        };
-        if !["read", "randread", "write", "randwrite"].contains(&r.op.as_str()) {
-            return Err(at("op", format!("unknown operation '{}'", r.op)));
-        }
-        if !["partial", "full"].contains(&r.occupancy.as_str()) {
-            let message = format!("unknown occupancy '{}'", r.occupancy);
-            return Err(at("occupancy", message));
-        }
-        match (r.scheduler.as_str(), r.bound) {
-            ("none", None) => {}
-            ("k2", Some(b)) if b >= 1 => {}
-            ("none", Some(_)) => return Err(at("bound", "none has no bound".into())),
-            ("k2", _) => return Err(at("bound", "K2 needs a bound of at least 1".into())),
-            (other, _) => return Err(at("scheduler", format!("unknown scheduler '{other}'"))),
-        }
-        for (field, v) in [
-            ("rt_p999_us", r.rt_p999_us),
-            ("total_bw_mbs", r.total_bw_mbs),
-        ] {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(at(
-                    field,
-                    format!("{v} is not a finite non-negative figure"),
-                ));
-            }
-        }
-        let cell = (r.op.as_str(), r.occupancy.as_str(), r.bound);
-        if !seen.insert(cell) {
-            return Err(at(
-                "bound",
-                "a second row for this operation, occupancy and bound".into(),
-            ));
-        }
     }
     Ok(())
 }

@@ -181,15 +181,18 @@ fn tune_refuses_rows_no_study_writes() {
     let k2 = "read,partial,k2,1,370,300,150,70,60,1,100,1,0,0,0\n";
     let csv = dir.join("results.csv");
     let path = csv.to_str().unwrap();
-    let tune = [
-        "tune",
-        "--objective",
-        "o1",
-        "--alpha",
-        "50",
-        "--results",
-        path,
-    ];
+    let tune_on = |results| {
+        [
+            "tune",
+            "--objective",
+            "o1",
+            "--alpha",
+            "50",
+            "--results",
+            results,
+        ]
+    };
+    let tune = tune_on(path);
     std::fs::write(&csv, format!("{header}{none}{k2}")).unwrap();
     let (code, stdout, stderr) = ssdlab(&tune);
     assert_eq!(code, 0, "{stderr}");
@@ -212,18 +215,7 @@ fn tune_refuses_rows_no_study_writes() {
         std::fs::write(&csv, format!("{header}{rows}")).unwrap();
         refused(&tune, needle);
     }
-    refused(
-        &[
-            "tune",
-            "--objective",
-            "o1",
-            "--alpha",
-            "50",
-            "--results",
-            "/dev/zero",
-        ],
-        "--results",
-    );
+    refused(&tune_on("/dev/zero"), "--results");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

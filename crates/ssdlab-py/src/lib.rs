@@ -44,4 +44,8 @@ mod _native {
     use super::runs::{replay, run_job};
     #[pymodule_export]
     use super::SsdlabError;
+
+    /// The largest input file read whole, as the CLI reads it (bytes).
+    #[pymodule_export]
+    const MAX_INPUT_BYTES: u64 = ssdlab_fio::MAX_INPUT_BYTES;
 }

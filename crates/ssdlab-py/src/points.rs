@@ -68,10 +68,11 @@ pub fn k2_points(
     unknown(&occupancies, &OCCUPANCIES, "states")?;
     // The CLI's ranges (`reproduce k2 --partial-runtime`, `--full-runtime`,
     // `--reps`): a grid of 10^6 repetitions would not fit in memory.
+    use ssdlab_studies::k2::results::{MAX_REPS, MAX_RUNTIME_S};
     for (name, v, most) in [
-        ("partial_runtime", partial_runtime, 86_400),
-        ("full_runtime", full_runtime, 86_400),
-        ("reps", reps.map(u64::from), 100),
+        ("partial_runtime", partial_runtime, MAX_RUNTIME_S),
+        ("full_runtime", full_runtime, MAX_RUNTIME_S),
+        ("reps", reps.map(u64::from), u64::from(MAX_REPS)),
     ] {
         if let Some(v) = v.filter(|v| !(1..=most).contains(v)) {
             return Err(super::SsdlabError::new_err(format!(

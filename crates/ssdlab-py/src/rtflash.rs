@@ -4,7 +4,9 @@
 use super::to_py;
 use pyo3::prelude::*;
 use ssdlab_sim::error::InputError;
-use ssdlab_sim::rtflash::sim::{run_task_set, ChipOrder, Model, NrtPolicy, RunOptions};
+use ssdlab_sim::rtflash::sim::{
+    duration_ns, run_task_set, ChipOrder, Model, NrtPolicy, RunOptions,
+};
 use ssdlab_sim::rtflash::{ApproachChoice, TaskSet};
 use std::path::PathBuf;
 
@@ -39,12 +41,7 @@ pub fn rtflash_run(
     seed: u64,
 ) -> PyResult<String> {
     let options = || -> Result<RunOptions, InputError> {
-        if !(0.001..=100_000.0).contains(&duration) {
-            return Err(InputError::invalid(
-                "duration",
-                format!("{duration} s is outside [0.001, 100000]"),
-            ));
-        }
+        let duration_ns = duration_ns(duration).map_err(|m| InputError::invalid("duration", m))?;
         Ok(RunOptions {
             approach: ApproachChoice::parse(approach)
                 .map_err(|m| InputError::invalid("approach", m))?,
@@ -66,7 +63,7 @@ pub fn rtflash_run(
                 model,
                 &[("chips", Model::Chips), ("ssd", Model::Ssd)],
             )?,
-            duration_ns: (duration * 1e9).round() as u64,
+            duration_ns,
             seed,
         })
     };

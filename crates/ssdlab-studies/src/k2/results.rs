@@ -2,11 +2,17 @@
 //! scheduler, bound) point averaged over its repetitions.
 
 use serde::{Deserialize, Serialize};
+use ssdlab_sim::error::InputError;
 
 /// Operation types of the study, in the paper's order.
 pub const OPS: [&str; 4] = ["read", "randread", "write", "randwrite"];
 /// Device states of the study.
 pub const OCCUPANCIES: [&str; 2] = ["partial", "full"];
+/// The longest run a plan may ask for, in simulated seconds (a day), and
+/// the most repetitions: `reproduce k2` and `ssdlab.k2.grid` both hold to
+/// them (a million repetitions would not fit in memory).
+pub const MAX_RUNTIME_S: u64 = 86_400;
+pub const MAX_REPS: u32 = 100;
 /// K2 bounds of the study, largest first (the paper's x-axis after `none`).
 pub const BOUNDS: [u32; 7] = [64, 32, 16, 8, 4, 2, 1];
 
@@ -58,4 +64,53 @@ pub fn cells_of(rows: &[PointRow]) -> Vec<((String, String), Vec<&PointRow>)> {
         }
     }
     cells
+}
+
+/// Every row as `reproduce k2` writes it: a known operation, occupancy
+/// and scheduler, a bound with K2 only (at least 1), finite non-negative
+/// figures, and one row per cell and bound. The error names the line.
+pub fn check_rows(rows: &[PointRow], file: &str) -> Result<(), InputError> {
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, r) in rows.iter().enumerate() {
+        let at = |field: &str, message: String| InputError::At {
+            file: file.to_string(),
+            // Line 1 is the header.
+            line: i + 2,
+            field: field.to_string(),
+            message,
+        };
+        if !OPS.contains(&r.op.as_str()) {
+            return Err(at("op", format!("unknown operation '{}'", r.op)));
+        }
+        if !OCCUPANCIES.contains(&r.occupancy.as_str()) {
+            let message = format!("unknown occupancy '{}'", r.occupancy);
+            return Err(at("occupancy", message));
+        }
+        match (r.scheduler.as_str(), r.bound) {
+            ("none", None) => {}
+            ("k2", Some(b)) if b >= 1 => {}
+            ("none", Some(_)) => return Err(at("bound", "none has no bound".into())),
+            ("k2", _) => return Err(at("bound", "K2 needs a bound of at least 1".into())),
+            (other, _) => return Err(at("scheduler", format!("unknown scheduler '{other}'"))),
+        }
+        for (field, v) in [
+            ("rt_p999_us", r.rt_p999_us),
+            ("total_bw_mbs", r.total_bw_mbs),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(at(
+                    field,
+                    format!("{v} is not a finite non-negative figure"),
+                ));
+            }
+        }
+        let cell = (r.op.as_str(), r.occupancy.as_str(), r.bound);
+        if !seen.insert(cell) {
+            return Err(at(
+                "bound",
+                "a second row for this operation, occupancy and bound".into(),
+            ));
+        }
+    }
+    Ok(())
 }

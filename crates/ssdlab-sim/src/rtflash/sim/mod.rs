@@ -31,7 +31,9 @@ mod space;
 mod tests;
 
 pub use report::{NrtOutcome, SimReport, TaskOutcome};
-pub use run::{run_task_set, simulate_on, ssd_model, Model, RunOptions, RunOutput, TaskRow};
+pub use run::{
+    duration_ns, run_task_set, simulate_on, ssd_model, Model, RunOptions, RunOutput, TaskRow,
+};
 pub use setup::{setup_from, NrtPolicy};
 pub use space::OutOfSpace;
 

@@ -25,6 +25,16 @@ pub enum Model {
     Ssd,
 }
 
+/// A run's length given in seconds, as nanoseconds: at least a millisecond
+/// (rates are per simulated second) and at most 100,000 s.
+pub fn duration_ns(seconds: f64) -> Result<Ns, String> {
+    if (0.001..=100_000.0).contains(&seconds) {
+        Ok((seconds * 1e9).round() as Ns)
+    } else {
+        Err(format!("{seconds} s is outside [0.001, 100000]"))
+    }
+}
+
 /// How a run is made.
 #[derive(Debug, Clone, Copy)]
 pub struct RunOptions {
