@@ -46,7 +46,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
     println!();
     println!("GC victim policies:");
     for e in REGISTRY {
-        println!("  {:<14} {}", e.name, e.help);
+        println!("  {:<18} {}", e.name, e.help);
     }
     println!();
     println!("Page allocation policies (ftl.allocation):");

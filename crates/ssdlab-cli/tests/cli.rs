@@ -158,6 +158,7 @@ fn presets_lists_all() {
         "cost-benefit",
         "random",
         "fifo",
+        "randomized-greedy",
         "Page allocation policies",
         "dynamic",
         "clusters",

@@ -169,7 +169,7 @@ proptest! {
     #[test]
     fn random_mixes_keep_invariants(
         variant in 0u8..=255,
-        policy in prop_oneof![Just("greedy"), Just("cost-benefit"), Just("random"), Just("fifo"), Just("prioritized")],
+        policy in prop_oneof![Just("greedy"), Just("cost-benefit"), Just("random"), Just("fifo"), Just("prioritized"), Just("randomized-greedy")],
         trigger in prop_oneof![Just("threshold"), Just("eager70"), Just("on-demand")],
         die_scheduler in prop_oneof![Just("priority"), Just("read-first")],
         plane_blocking in any::<bool>(),

@@ -128,3 +128,38 @@ fn prioritized_victims_follow_gain_over_cost_and_defer_hot_blocks() {
         Some(BlockId(2))
     );
 }
+
+#[test]
+fn randomized_greedy_takes_the_best_of_its_sample() {
+    // Blocks with 6, 2, 4, 7 valid pages of 8.
+    let valid = [6, 2, 4, 7];
+    let (ftl, mut cfg) = ftl_with_valid_counts(&valid, &[0; 4]);
+    cfg.gc.policy = "randomized-greedy".parse().unwrap();
+    // A sample as large as the candidates is greedy.
+    cfg.gc.rga_samples = 4;
+    let mut p = make_policy(&cfg);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    for _ in 0..20 {
+        assert_eq!(
+            p.select_victim(&ftl, PlaneId(0), &mut rng),
+            Some(BlockId(1))
+        );
+    }
+    // A sample of one is uniform: every candidate is taken some time, and
+    // a sample of two never takes the fullest block.
+    for (d, can_take_fullest) in [(1, true), (2, false)] {
+        cfg.gc.rga_samples = d;
+        let mut p = make_policy(&cfg);
+        let mut taken = [0u32; 4];
+        for _ in 0..400 {
+            let b = p.select_victim(&ftl, PlaneId(0), &mut rng).unwrap();
+            taken[b.index()] += 1;
+        }
+        assert!(taken[..3].iter().all(|&n| n > 0), "d = {d}: {taken:?}");
+        assert_eq!(taken[3] > 0, can_take_fullest, "d = {d}: {taken:?}");
+        if d == 2 {
+            // The emptiest block is the most likely pick: 3 of 6 pairs.
+            assert!(taken[1] > taken[0] && taken[1] > taken[2], "{taken:?}");
+        }
+    }
+}

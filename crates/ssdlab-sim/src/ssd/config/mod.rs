@@ -396,6 +396,10 @@ pub struct Gc {
     /// copies: host pages commit at every program (default false).
     #[serde(default)]
     pub mixed_programs: bool,
+    /// Candidates the `randomized-greedy` policy samples per victim
+    /// (0 = log2 of the blocks per plane, as MQSim's RGA).
+    #[serde(default)]
+    pub rga_samples: u32,
 }
 
 fn default_trigger() -> GcTriggerChoice {
@@ -472,6 +476,7 @@ impl Default for Gc {
             on_demand: OnDemand::default(),
             pacing: false,
             mixed_programs: false,
+            rga_samples: 0,
         }
     }
 }

@@ -7,6 +7,7 @@ mod fifo;
 mod greedy;
 mod prioritized;
 mod random;
+mod randomized_greedy;
 pub mod trigger;
 
 use super::config::choice::{Choice, Entry, Registry};
@@ -51,6 +52,16 @@ pub const REGISTRY: &[PolicyEntry] = &[
         name: "prioritized",
         help: "max invalid/(copy + erase cost), hot blocks deferred by lambda (on-demand GC, Algorithm 1)",
         make: |cfg| Box::new(prioritized::Prioritized::new(cfg)),
+    },
+    PolicyEntry {
+        name: "randomized-greedy",
+        help: "fewest valid pages among gc.rga_samples random candidates (d-choices; MQSim's RGA)",
+        make: |cfg| {
+            Box::new(randomized_greedy::RandomizedGreedy::new(
+                cfg.gc.rga_samples,
+                cfg.geometry.blocks_per_plane,
+            ))
+        },
     },
     PolicyEntry {
         name: "fifo",
