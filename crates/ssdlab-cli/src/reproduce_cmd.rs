@@ -4,6 +4,7 @@ use ssdlab_sim::error::InputError;
 use ssdlab_sim::host::HostConfig;
 use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::config::SsdConfig;
+use ssdlab_sim::ssd::precondition::PreconditionMode;
 use ssdlab_studies::k2::grid::Plan;
 use ssdlab_studies::k2::reproduce;
 use ssdlab_studies::k2::results::{MAX_REPS, MAX_RUNTIME_S};
@@ -114,6 +115,12 @@ struct K2Args {
     /// simulated day).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_RUNTIME_S))]
     full_runtime: Option<u64>,
+    /// How the fully occupied drive's data are laid down: fill (default:
+    /// every logical page in order, the spare free), steady, random,
+    /// aged[:N] or pts (as `ssdlab run --precondition`). The paper does
+    /// not give its drive's history; docs/k2-study.md shows what each does.
+    #[arg(long, value_name = "MODE", default_value = "fill", value_parser = crate::run_cmd::parse_precondition)]
+    full_precondition: PreconditionMode,
     /// Override the plan: repetitions per point (1 to 100).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_REPS as i64))]
     reps: Option<u32>,
@@ -417,6 +424,7 @@ fn run_k2(a: K2Args) -> Result<(), InputError> {
         device,
         ops: a.ops.iter().map(name_of).collect(),
         occupancies: a.occupancies.iter().map(name_of).collect(),
+        full_precondition: a.full_precondition,
         remote: a.dask.clone().map(|address| -> Box<dyn RemoteRunner> {
             Box::new(DaskBridge {
                 address,

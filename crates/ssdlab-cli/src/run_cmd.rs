@@ -169,7 +169,7 @@ pub fn execute_and_report(
     }
 }
 
-fn parse_precondition(s: &str) -> Result<PreconditionMode, String> {
+pub(crate) fn parse_precondition(s: &str) -> Result<PreconditionMode, String> {
     s.parse()
 }
 

@@ -932,3 +932,41 @@ fn the_report_names_the_preconditioning_and_a_bad_one_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn reproduce_k2_names_the_full_drives_preconditioning_and_runs_it() {
+    let run = |mode: &str| {
+        let dir = std::env::temp_dir().join(format!("ssdlab-k2-pre-{mode}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (code, _, err) = ssdlab(&[
+            "reproduce",
+            "k2",
+            "--out",
+            dir.to_str().unwrap(),
+            "--device",
+            "seed004",
+            "--op",
+            "randwrite",
+            "--occupancy",
+            "full",
+            "--full-runtime",
+            "2",
+            "--full-precondition",
+            mode,
+        ]);
+        assert_eq!(code, 0, "{mode}: {err}");
+        let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+        let csv = std::fs::read_to_string(dir.join("results.csv")).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        (report, csv)
+    };
+    let (fill_report, fill_csv) = run("fill");
+    assert!(fill_report.contains("preconditioning `fill`, the spare free"));
+    let (random_report, random_csv) = run("random");
+    assert!(
+        random_report.contains("every logical page written, preconditioning `random`"),
+        "{random_report}"
+    );
+    // A randomly aged drive pays for GC from the start: other figures.
+    assert_ne!(fill_csv, random_csv);
+}

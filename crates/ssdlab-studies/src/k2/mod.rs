@@ -17,6 +17,7 @@ use crate::report::{html, write_study, StudyReport};
 use results::PointRow;
 use runner::{run_study, StudyOptions};
 use ssdlab_sim::error::InputError;
+use ssdlab_sim::ssd::precondition::PreconditionMode;
 use std::path::PathBuf;
 
 /// What `reproduce k2` wrote.
@@ -93,15 +94,27 @@ pub fn host_description(host: &ssdlab_sim::host::HostConfig) -> String {
     }
 }
 
+/// What the fully occupied drive's preconditioning makes, for the preamble.
+fn full_state(mode: PreconditionMode) -> String {
+    if mode == grid::PRECONDITION {
+        format!(
+            "every logical page written in order, preconditioning `{mode}`, the spare free \
+as a drive leaves it after idle-time GC; GC starts once the run has written the spare"
+        )
+    } else {
+        format!("every logical page written, preconditioning `{mode}` (`--full-precondition`)")
+    }
+}
+
 fn preamble(opts: &StudyOptions, run: &runner::StudyRun) -> String {
     let p = &opts.plan;
     let host = host_description(&opts.host);
     let pre = grid::PRECONDITION;
+    let full = full_state(opts.full_precondition);
     format!(
         "Device `{}`, {host}, K2 study job files (`examples/k2/`), seed {}. \
 Runs of {} s (partially occupied: 50% of the logical space, preconditioning `{pre}`) and {} s \
-(fully occupied: every logical page written in order, preconditioning `{pre}`, the spare free \
-as a drive leaves it after idle-time GC; GC starts once the run has written the spare), \
+(fully occupied: {full}), \
 {} repetition(s) per point, averaged. {} repetitions computed, {} taken from the cache.\n\n\
 Both halves are compared with the paper's figures below.\n",
         opts.device.name,

@@ -24,6 +24,10 @@ pub struct StudyOptions {
     pub ops: Vec<String>,
     /// Device states to run (empty: both).
     pub occupancies: Vec<String>,
+    /// How the fully occupied drive's data are laid down (the study's
+    /// default is `grid::PRECONDITION`; the paper does not give the drive's
+    /// history, docs/k2-study.md).
+    pub full_precondition: PreconditionMode,
     /// Where the points not in the cache run instead of local threads.
     pub remote: Option<Box<dyn RemoteRunner>>,
 }
@@ -187,7 +191,11 @@ pub fn run_study(
             job_text: p.job_file(),
             scheduler: p.scheduler_spec(),
             occupancy: p.occupancy_share(),
-            precondition: super::grid::PRECONDITION,
+            precondition: if p.occupancy == "full" {
+                opts.full_precondition
+            } else {
+                super::grid::PRECONDITION
+            },
             seed_offset: p.rep as u64,
             cost: p.cost(),
         })
