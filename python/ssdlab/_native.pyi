@@ -44,4 +44,5 @@ def k2_points(
     occupancies: List[str] = ...,
     device: str = "consumer-tlc-250g",
     seed: int = 1,
+    full_precondition: str = "fill",
 ) -> str: ...

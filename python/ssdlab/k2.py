@@ -39,10 +39,12 @@ def grid(
     reps: Optional[int] = None,
     device: str = "consumer-tlc-250g",
     seed: int = 1,
+    full_precondition: str = "fill",
 ) -> List[Dict[str, Any]]:
     """The study's points (``plan``: ``"quick"`` or ``"paper"``), with the
     same overrides as ``reproduce k2`` (``--op``, ``--occupancy``,
-    ``--partial-runtime``, ``--full-runtime``, ``--reps``), each labelled
+    ``--partial-runtime``, ``--full-runtime``, ``--reps``,
+    ``--full-precondition``), each labelled
     with ``op``, ``state`` (partial, full), ``bound`` (None for ``none``)
     and ``rep``."""
     if plan not in ("quick", "paper"):
@@ -57,6 +59,7 @@ def grid(
             list(states),
             device,
             seed,
+            full_precondition,
         )
     )
 

@@ -71,6 +71,12 @@ def test_the_k2_grid_is_checked():
         ssdlab.k2.grid(partial_runtime=0)
     with pytest.raises(ssdlab.SsdlabError, match="states: unknown 'half'"):
         ssdlab.k2.grid(states=["half"])
+    with pytest.raises(ssdlab.SsdlabError, match="full_precondition: unknown preconditioning 'worn'"):
+        ssdlab.k2.grid(full_precondition="worn")
+    # The full drive's history, as `reproduce k2 --full-precondition`.
+    aged = ssdlab.k2.grid(full_precondition="aged:3")
+    assert {p["precondition"] for p in aged if p["labels"]["state"] == "full"} == {"aged:3"}
+    assert {p["precondition"] for p in aged if p["labels"]["state"] == "partial"} == {"fill"}
     paper = ssdlab.k2.grid("paper")
     assert len(paper) == 4 * 2 * 8 * 5
     assert {p["labels"]["rep"] for p in paper} == set(range(5))

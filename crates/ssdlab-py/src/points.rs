@@ -42,7 +42,7 @@ pub fn run_configs(py: Python<'_>, configs: Vec<String>) -> PyResult<Vec<String>
 /// (`op`, `state`, `bound`, `rep`) and the parameters `reproduce k2` runs
 /// it with, so a sweep of them shares the CLI's keys.
 #[pyfunction]
-#[pyo3(signature = (paper=false, partial_runtime=None, full_runtime=None, reps=None, ops=Vec::new(), occupancies=Vec::new(), device="consumer-tlc-250g", seed=1))]
+#[pyo3(signature = (paper=false, partial_runtime=None, full_runtime=None, reps=None, ops=Vec::new(), occupancies=Vec::new(), device="consumer-tlc-250g", seed=1, full_precondition="fill"))]
 #[allow(clippy::too_many_arguments)]
 pub fn k2_points(
     paper: bool,
@@ -53,6 +53,7 @@ pub fn k2_points(
     occupancies: Vec<String>,
     device: &str,
     seed: u64,
+    full_precondition: &str,
 ) -> PyResult<String> {
     use ssdlab_studies::k2::results::{OCCUPANCIES, OPS};
     let unknown = |given: &[String], known: &[&str], what: &str| -> PyResult<()> {
@@ -80,6 +81,10 @@ pub fn k2_points(
             )));
         }
     }
+    // `reproduce k2 --full-precondition`: the fully occupied drive's history.
+    let full_pre: ssdlab_sim::ssd::precondition::PreconditionMode = full_precondition
+        .parse()
+        .map_err(|e| super::SsdlabError::new_err(format!("full_precondition: {e}")))?;
     let mut plan = if paper { Plan::PAPER } else { Plan::QUICK };
     plan.partial_runtime_s = partial_runtime.unwrap_or(plan.partial_runtime_s);
     plan.full_runtime_s = full_runtime.unwrap_or(plan.full_runtime_s);
@@ -97,7 +102,12 @@ pub fn k2_points(
                 "host": ssdlab_studies::setup::K2_HOST_NAME,
                 "scheduler": p.scheduler_spec(),
                 "occupancy": p.occupancy_share() * 100.0,
-                "precondition": ssdlab_studies::k2::grid::PRECONDITION.to_string(),
+                "precondition": if p.occupancy == "full" {
+                    full_pre
+                } else {
+                    ssdlab_studies::k2::grid::PRECONDITION
+                }
+                .to_string(),
                 "seed": seed.wrapping_add(u64::from(p.rep)),
             })
         })
