@@ -73,6 +73,8 @@ def test_the_k2_grid_is_checked():
         ssdlab.k2.grid(states=["half"])
     with pytest.raises(ssdlab.SsdlabError, match="full_precondition: unknown preconditioning 'worn'"):
         ssdlab.k2.grid(full_precondition="worn")
+    with pytest.raises(ssdlab.SsdlabError, match="'auto' is 'steady' on a full drive"):
+        ssdlab.k2.grid(full_precondition="auto")
     # The full drive's history, as `reproduce k2 --full-precondition`.
     aged = ssdlab.k2.grid(full_precondition="aged:3")
     assert {p["precondition"] for p in aged if p["labels"]["state"] == "full"} == {"aged:3"}

@@ -5,7 +5,7 @@ use ssdlab_sim::host::HostConfig;
 use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::precondition::PreconditionMode;
-use ssdlab_studies::k2::grid::Plan;
+use ssdlab_studies::k2::grid::{parse_full_precondition, Plan};
 use ssdlab_studies::k2::reproduce;
 use ssdlab_studies::k2::results::{MAX_REPS, MAX_RUNTIME_S};
 use ssdlab_studies::k2::runner::{RemoteRunner, StudyOptions};
@@ -119,7 +119,7 @@ struct K2Args {
     /// every logical page in order, the spare free), steady, random,
     /// aged[:N] or pts (as `ssdlab run --precondition`). The paper does
     /// not give its drive's history; docs/k2-study.md shows what each does.
-    #[arg(long, value_name = "MODE", default_value = "fill", value_parser = crate::run_cmd::parse_precondition)]
+    #[arg(long, value_name = "MODE", default_value = "fill", value_parser = parse_full_precondition)]
     full_precondition: PreconditionMode,
     /// Override the plan: repetitions per point (1 to 100).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_REPS as i64))]

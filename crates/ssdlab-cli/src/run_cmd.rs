@@ -169,7 +169,7 @@ pub fn execute_and_report(
     }
 }
 
-pub(crate) fn parse_precondition(s: &str) -> Result<PreconditionMode, String> {
+fn parse_precondition(s: &str) -> Result<PreconditionMode, String> {
     s.parse()
 }
 

@@ -73,6 +73,18 @@ fn numbers_beyond_what_a_run_can_do_are_refused_with_their_option() {
             vec!["reproduce", "k2", "--full-runtime", "0", "--out", out],
             "--full-runtime",
         ),
+        // `auto` is `steady` on a full drive, cached under another key.
+        (
+            vec![
+                "reproduce",
+                "k2",
+                "--full-precondition",
+                "auto",
+                "--out",
+                out,
+            ],
+            "--full-precondition",
+        ),
         (
             vec!["reproduce", "k2-rtss", "--runtime", "0", "--out", out],
             "--runtime",

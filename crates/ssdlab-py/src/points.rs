@@ -82,8 +82,8 @@ pub fn k2_points(
         }
     }
     // `reproduce k2 --full-precondition`: the fully occupied drive's history.
-    let full_pre: ssdlab_sim::ssd::precondition::PreconditionMode = full_precondition
-        .parse()
+    use ssdlab_studies::k2::grid::{parse_full_precondition, precondition_of};
+    let full_pre = parse_full_precondition(full_precondition)
         .map_err(|e| super::SsdlabError::new_err(format!("full_precondition: {e}")))?;
     let mut plan = if paper { Plan::PAPER } else { Plan::QUICK };
     plan.partial_runtime_s = partial_runtime.unwrap_or(plan.partial_runtime_s);
@@ -102,12 +102,7 @@ pub fn k2_points(
                 "host": ssdlab_studies::setup::K2_HOST_NAME,
                 "scheduler": p.scheduler_spec(),
                 "occupancy": p.occupancy_share() * 100.0,
-                "precondition": if p.occupancy == "full" {
-                    full_pre
-                } else {
-                    ssdlab_studies::k2::grid::PRECONDITION
-                }
-                .to_string(),
+                "precondition": precondition_of(&p.occupancy, full_pre).to_string(),
                 "seed": seed.wrapping_add(u64::from(p.rep)),
             })
         })

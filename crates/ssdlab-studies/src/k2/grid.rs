@@ -123,10 +123,34 @@ impl Point {
     }
 }
 
-/// How every point's device is prepared. Both occupancies start from data
-/// written in order: the fully occupied drive with its spare free, as
-/// idle-time GC leaves a drive between runs (docs/k2-study.md).
+/// How every point's device is prepared by default. Both occupancies
+/// start from data written in order: the fully occupied drive with its
+/// spare free, as idle-time GC leaves a drive between runs
+/// (docs/k2-study.md). `--full-precondition` changes the full drive's.
 pub const PRECONDITION: PreconditionMode = PreconditionMode::Fill;
+
+/// The preconditioning a point of `occupancy` ("partial" or "full") runs
+/// with when the fully occupied drive's is `full`.
+pub fn precondition_of(occupancy: &str, full: PreconditionMode) -> PreconditionMode {
+    if occupancy == "full" {
+        full
+    } else {
+        PRECONDITION
+    }
+}
+
+/// Reads a `--full-precondition` value: a mode of `ssdlab run
+/// --precondition` other than `auto`, which at full occupancy is `steady`
+/// under another name (and another cache key).
+pub fn parse_full_precondition(s: &str) -> Result<PreconditionMode, String> {
+    match s.parse()? {
+        PreconditionMode::Auto => Err(
+            "'auto' is 'steady' on a full drive: name the mode (fill, steady, aged[:N], pts, random)"
+                .into(),
+        ),
+        mode => Ok(mode),
+    }
+}
 
 /// Every point of the plan for the chosen operations and device states.
 pub fn points(plan: &Plan, ops: &[String], occupancies: &[String]) -> Vec<Point> {

@@ -191,11 +191,7 @@ pub fn run_study(
             job_text: p.job_file(),
             scheduler: p.scheduler_spec(),
             occupancy: p.occupancy_share(),
-            precondition: if p.occupancy == "full" {
-                opts.full_precondition
-            } else {
-                super::grid::PRECONDITION
-            },
+            precondition: super::grid::precondition_of(&p.occupancy, opts.full_precondition),
             seed_offset: p.rep as u64,
             cost: p.cost(),
         })

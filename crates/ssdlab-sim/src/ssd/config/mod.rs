@@ -397,9 +397,14 @@ pub struct Gc {
     #[serde(default)]
     pub mixed_programs: bool,
     /// Candidates the `randomized-greedy` policy samples per victim
-    /// (0 = log2 of the blocks per plane, as MQSim's RGA).
-    #[serde(default)]
+    /// (0 = log2 of the blocks per plane, as MQSim's RGA). Left out of the
+    /// serialized form at 0, so that study cache keys stay as they were.
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub rga_samples: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 fn default_trigger() -> GcTriggerChoice {
