@@ -117,7 +117,7 @@ struct K2Args {
     full_runtime: Option<u64>,
     /// How the fully occupied drive's data are laid down: fill (default:
     /// every logical page in order, the spare free), steady, random,
-    /// aged[:N] or pts (as `ssdlab run --precondition`). The paper does
+    /// `aged[:N]` or pts (as `ssdlab run --precondition`). The paper does
     /// not give its drive's history; docs/k2-study.md shows what each does.
     #[arg(long, value_name = "MODE", default_value = "fill", value_parser = parse_full_precondition)]
     full_precondition: PreconditionMode,
