@@ -116,8 +116,8 @@ struct K2Args {
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_RUNTIME_S))]
     full_runtime: Option<u64>,
     /// How the fully occupied drive's data are laid down: fill (default:
-    /// every logical page in order, the spare free), steady, random,
-    /// `aged[:N]` or pts (as `ssdlab run --precondition`). The paper does
+    /// every logical page in order, the spare free), steady, rested,
+    /// random, `aged[:N]` or pts (as `ssdlab run --precondition`). The paper does
     /// not give its drive's history; docs/k2-study.md shows what each does.
     #[arg(long, value_name = "MODE", default_value = "fill", value_parser = parse_full_precondition)]
     full_precondition: PreconditionMode,

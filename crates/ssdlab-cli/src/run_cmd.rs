@@ -42,7 +42,8 @@ pub struct SimArgs {
     occupancy: f64,
     /// How that data is laid down: auto (fill below 100%, steady at 100%),
     /// fill (sequential), steady (fill, then random overwrites until GC's
-    /// free-pool threshold), `aged[:N]` (fill, N drive writes of random
+    /// free-pool threshold), rested (steady, then idle GC until each plane
+    /// has the fill's free blocks back), `aged[:N]` (fill, N drive writes of random
     /// overwrites (default 2), then steady), pts (written twice in order,
     /// then steady, in the manner of SNIA PTS) or random (the steady state
     /// of uniform random overwrites under greedy GC, built directly: about

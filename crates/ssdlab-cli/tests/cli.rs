@@ -928,7 +928,7 @@ fn the_report_names_the_preconditioning_and_a_bad_one_is_refused() {
     let (code, _, err) = ssdlab(&[&base[..], &["--precondition", "warm"]].concat());
     assert_eq!(code, 2);
     assert!(
-        err.contains("known: auto, fill, steady, aged[:N], pts, random"),
+        err.contains("known: auto, fill, steady, rested, aged[:N], pts, random"),
         "{err}"
     );
 }

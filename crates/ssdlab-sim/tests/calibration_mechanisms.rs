@@ -81,6 +81,7 @@ fn filled(cfg: SsdConfig, occupancy: f64) -> Dev {
         pattern: Pattern::Uniform,
         steady_state: false,
         random_steady: false,
+        rested: false,
     };
     precondition(&mut ssd, &pre, 1).unwrap();
     Dev {

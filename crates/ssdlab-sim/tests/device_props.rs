@@ -185,7 +185,7 @@ proptest! {
             cfg.gc.execution = ssdlab_sim::ssd::config::GcExecution::PlaneBlocking;
         }
         let mut ssd = SimSsd::new(cfg, seed, true);
-        let pre = Precondition { occupancy, fill_passes: 1, overwrites: 1.0, pattern: Pattern::Uniform, steady_state: true, random_steady: false };
+        let pre = Precondition { occupancy, fill_passes: 1, overwrites: 1.0, pattern: Pattern::Uniform, steady_state: true, random_steady: false, rested: false };
         precondition(&mut ssd, &pre, seed).unwrap();
         ssd.check_invariants().unwrap();
         let (ssd, done) = drive(ssd, &steps);

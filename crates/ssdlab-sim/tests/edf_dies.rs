@@ -29,6 +29,7 @@ fn device(die_scheduler: &str) -> Simulation<SimSsd> {
         pattern: Pattern::Uniform,
         steady_state: false,
         random_steady: false,
+        rested: false,
     };
     precondition(&mut ssd, &pre, 1).unwrap();
     Simulation::new(ssd, None, 1)

@@ -33,6 +33,7 @@ fn write_load(mut ssd: SimSsd, requests: u64) -> (SimSsd, u64) {
         pattern: Pattern::Uniform,
         steady_state: false,
         random_steady: false,
+        rested: false,
     };
     precondition(&mut ssd, &pre, 9).unwrap();
     let span = (ssd.layout().logical_pages as f64 * 0.9) as u32;

@@ -62,6 +62,7 @@ fn point(sf: f64, seed: u64, warmup: f64, measured: f64) -> WafPoint {
         pattern: Pattern::Uniform,
         steady_state: false,
         random_steady: false,
+        rested: false,
     };
     precondition(&mut ssd, &pre, seed).expect("valid recipe");
     let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_add(1));

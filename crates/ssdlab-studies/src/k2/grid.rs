@@ -145,7 +145,7 @@ pub fn precondition_of(occupancy: &str, full: PreconditionMode) -> PreconditionM
 pub fn parse_full_precondition(s: &str) -> Result<PreconditionMode, String> {
     match s.parse()? {
         PreconditionMode::Auto => Err(
-            "'auto' is 'steady' on a full drive: name the mode (fill, steady, aged[:N], pts, random)"
+            "'auto' is 'steady' on a full drive: name the mode (fill, steady, rested, aged[:N], pts, random)"
                 .into(),
         ),
         mode => Ok(mode),

@@ -5,7 +5,8 @@
 //! times), then overwrite `overwrites` × that many pages at random (uniform
 //! or skewed), then, with `steady_state`, keep overwriting until every
 //! plane's free pool has come down to its GC threshold (the point where the
-//! timed device's background GC holds it). [`PreconditionMode`] names the
+//! timed device's background GC holds it), and with `rested`, let idle-time
+//! GC give every plane back the free blocks the fill left it. [`PreconditionMode`] names the
 //! recipes a run can ask for; the report says which one was used. The
 //! `random` recipe instead builds the steady state of uniform random
 //! overwrites directly (`random_steady.rs`).
@@ -44,6 +45,9 @@ pub struct Precondition {
     /// Build the steady state of uniform random overwrites directly
     /// (`random_steady.rs`) instead of the fill and overwrites above.
     pub random_steady: bool,
+    /// After the overwrites, collect (as a drive's idle-time GC does between
+    /// runs) until every plane has the free blocks it had after the fill.
+    pub rested: bool,
 }
 
 impl Precondition {
@@ -56,6 +60,7 @@ impl Precondition {
             pattern: Pattern::Uniform,
             steady_state: true,
             random_steady: false,
+            rested: false,
         }
     }
 
@@ -93,11 +98,14 @@ impl Precondition {
         Ok(())
     }
 
-    /// The recipe's name in reports: `fill`, `steady`, `aged:N`, `pts` or
-    /// `random` (see [`PreconditionMode`]).
+    /// The recipe's name in reports: `fill`, `steady`, `rested`, `aged:N`,
+    /// `pts` or `random` (see [`PreconditionMode`]).
     pub fn name(&self) -> String {
         if self.random_steady {
             return "random".into();
+        }
+        if self.rested {
+            return "rested".into();
         }
         match (self.fill_passes, self.overwrites, self.steady_state) {
             (2.., _, _) => "pts".into(),
@@ -120,6 +128,10 @@ pub enum PreconditionMode {
     /// The fill, then uniform random overwrites until every plane's free
     /// pool has come down to its GC threshold.
     SteadyState,
+    /// `steady`, then idle-time GC until every plane has the free blocks the
+    /// fill left it: a drive whose blocks were all occupied, so that GC ran,
+    /// and that rested before the run, as drives collect between runs.
+    Rested,
     /// The fill, then `drive_writes` × the occupied pages of uniform random
     /// overwrites, then `steady`: the spread of valid pages per block a drive
     /// has after writing its data that many times over.
@@ -139,7 +151,7 @@ impl PreconditionMode {
         let (fill_passes, overwrites, steady_state) = match self {
             PreconditionMode::Auto => (1, 0.0, occupancy >= 1.0),
             PreconditionMode::Fill => (1, 0.0, false),
-            PreconditionMode::SteadyState => (1, 0.0, true),
+            PreconditionMode::SteadyState | PreconditionMode::Rested => (1, 0.0, true),
             PreconditionMode::Aged { drive_writes } => (1, drive_writes, true),
             PreconditionMode::Pts => (2, 0.0, true),
             PreconditionMode::Random => (1, 0.0, true),
@@ -151,6 +163,7 @@ impl PreconditionMode {
             pattern: Pattern::Uniform,
             steady_state,
             random_steady: self == PreconditionMode::Random,
+            rested: self == PreconditionMode::Rested,
         }
     }
 }
@@ -162,6 +175,7 @@ impl std::fmt::Display for PreconditionMode {
             PreconditionMode::Auto => f.write_str("auto"),
             PreconditionMode::Fill => f.write_str("fill"),
             PreconditionMode::SteadyState => f.write_str("steady"),
+            PreconditionMode::Rested => f.write_str("rested"),
             PreconditionMode::Aged { drive_writes } => write!(f, "aged:{drive_writes}"),
             PreconditionMode::Pts => f.write_str("pts"),
             PreconditionMode::Random => f.write_str("random"),
@@ -177,6 +191,7 @@ impl std::str::FromStr for PreconditionMode {
             "auto" => Ok(PreconditionMode::Auto),
             "fill" => Ok(PreconditionMode::Fill),
             "steady" => Ok(PreconditionMode::SteadyState),
+            "rested" => Ok(PreconditionMode::Rested),
             "pts" => Ok(PreconditionMode::Pts),
             "random" => Ok(PreconditionMode::Random),
             "aged" => Ok(PreconditionMode::Aged { drive_writes: 2.0 }),
@@ -188,7 +203,7 @@ impl std::str::FromStr for PreconditionMode {
                     "'{s}': aged:N takes a number of drive writes in (0, 100]"
                 )),
                 None => Err(format!(
-                    "unknown preconditioning '{s}' (known: auto, fill, steady, aged[:N], pts, random)"
+                    "unknown preconditioning '{s}' (known: auto, fill, steady, rested, aged[:N], pts, random)"
                 )),
             },
         }
@@ -239,6 +254,11 @@ pub fn precondition(
             w.write(ssd, lpa, &mut rng);
         }
     }
+    let free_after_fill: Vec<u32> = ssd
+        .layout
+        .all_planes()
+        .map(|pl| ssd.ftl.free_blocks(pl))
+        .collect();
     let mut report = PreconditionReport {
         mode: p.name(),
         filled_pages: occupied as u64 * p.fill_passes as u64,
@@ -266,11 +286,23 @@ pub fn precondition(
             }
         }
     }
+    if p.rested {
+        rest(ssd, &free_after_fill, &mut rng);
+    }
     report.gc_pages_moved = ssd.ftl.counters().gc_pages_moved - before.gc_pages_moved;
     report.erases = ssd.ftl.counters().erases - before.erases;
     // Preconditioning is not part of the measured run.
     ssd.ftl.reset_counters();
     Ok(report)
+}
+
+/// Idle-time GC: each plane collects its greedy victims until it has
+/// `free[i]` free blocks again (or nothing is left to collect).
+fn rest(ssd: &mut SimSsd, free: &[u32], rng: &mut ChaCha8Rng) {
+    let planes: Vec<PlaneId> = ssd.layout.all_planes().collect();
+    for (plane, &target) in planes.into_iter().zip(free) {
+        while ssd.ftl.free_blocks(plane) < target && ssd.collect_now(plane, rng) {}
+    }
 }
 
 fn pick(pattern: &Pattern, occupied: u32, rng: &mut ChaCha8Rng) -> u32 {
@@ -381,7 +413,7 @@ mod tests {
     #[test]
     fn modes_print_as_they_parse() {
         for s in [
-            "auto", "fill", "steady", "aged:2", "aged:0.5", "pts", "random",
+            "auto", "fill", "steady", "rested", "aged:2", "aged:0.5", "pts", "random",
         ] {
             let mode: PreconditionMode = s.parse().unwrap();
             assert_eq!(mode.to_string(), s);
@@ -396,6 +428,7 @@ mod tests {
         assert_eq!(name("auto", 1.0), "steady");
         assert_eq!(name("fill", 1.0), "fill");
         assert_eq!(name("steady", 0.5), "steady");
+        assert_eq!(name("rested", 1.0), "rested");
         assert_eq!(name("aged", 1.0), "aged:2");
         assert_eq!(name("aged:0.5", 1.0), "aged:0.5");
         assert_eq!(name("pts", 1.0), "pts");
@@ -450,5 +483,37 @@ mod tests {
         );
         let pts = report("pts");
         assert_eq!(pts.filled_pages, 2 * fill.filled_pages);
+    }
+
+    #[test]
+    fn a_rested_drive_has_the_fills_free_blocks_back() {
+        let free = |mode: &str| {
+            let mut ssd = SimSsd::new(small(), 1, true);
+            let recipe = mode.parse::<PreconditionMode>().unwrap().recipe(1.0);
+            let r = precondition(&mut ssd, &recipe, 7).unwrap();
+            ssd.ftl.check(&|_| false).unwrap();
+            let planes: Vec<_> = ssd.layout.all_planes().collect();
+            let blocks: Vec<u32> = planes.iter().map(|&p| ssd.ftl.free_blocks(p)).collect();
+            (r, blocks)
+        };
+        let (_, filled) = free("fill");
+        let (steady, worn) = free("steady");
+        let (rested, back) = free("rested");
+        assert!(
+            worn.iter().zip(&filled).all(|(w, f)| w < f),
+            "{worn:?} {filled:?}"
+        );
+        // Each plane gets the fill's free blocks back, but for a block whose
+        // invalid pages sit in a frontier still open (nothing to collect).
+        assert!(
+            back.iter().zip(&filled).all(|(b, f)| b + 1 >= *f),
+            "{back:?} {filled:?}"
+        );
+        let total = |v: &[u32]| v.iter().sum::<u32>();
+        assert!(total(&back) > total(&worn), "{back:?} {worn:?}");
+        // The same history as steady, then the rest moved valid pages.
+        assert_eq!(rested.steady_state_pages, steady.steady_state_pages);
+        assert!(rested.gc_pages_moved > steady.gc_pages_moved);
+        assert_eq!(rested.mode, "rested");
     }
 }
