@@ -6,10 +6,10 @@
 //! or skewed), then, with `steady_state`, keep overwriting until every
 //! plane's free pool has come down to its GC threshold (the point where the
 //! timed device's background GC holds it), and with `rested`, let idle-time
-//! GC give every plane back the free blocks the fill left it. [`PreconditionMode`] names the
-//! recipes a run can ask for; the report says which one was used. The
-//! `random` recipe instead builds the steady state of uniform random
-//! overwrites directly (`random_steady.rs`).
+//! GC give every plane back the free blocks the fill left it.
+//! [`PreconditionMode`] names the recipes a run can ask for; the report says
+//! which one was used. The `random` recipe instead builds the steady state
+//! of uniform random overwrites directly (`random_steady.rs`).
 
 use super::SimSsd;
 use crate::error::InputError;
@@ -254,11 +254,13 @@ pub fn precondition(
             w.write(ssd, lpa, &mut rng);
         }
     }
-    let free_after_fill: Vec<u32> = ssd
-        .layout
-        .all_planes()
-        .map(|pl| ssd.ftl.free_blocks(pl))
-        .collect();
+    // What a rested drive's idle-time GC gives back: the fill's free blocks.
+    let free_after_fill: Option<Vec<u32>> = p.rested.then(|| {
+        ssd.layout
+            .all_planes()
+            .map(|pl| ssd.ftl.free_blocks(pl))
+            .collect()
+    });
     let mut report = PreconditionReport {
         mode: p.name(),
         filled_pages: occupied as u64 * p.fill_passes as u64,
@@ -286,8 +288,8 @@ pub fn precondition(
             }
         }
     }
-    if p.rested {
-        rest(ssd, &free_after_fill, &mut rng);
+    if let Some(free) = &free_after_fill {
+        rest(ssd, free, &mut rng);
     }
     report.gc_pages_moved = ssd.ftl.counters().gc_pages_moved - before.gc_pages_moved;
     report.erases = ssd.ftl.counters().erases - before.erases;
@@ -296,8 +298,8 @@ pub fn precondition(
     Ok(report)
 }
 
-/// Idle-time GC: each plane collects its greedy victims until it has
-/// `free[i]` free blocks again (or nothing is left to collect).
+/// Idle-time GC: each plane collects victims of the preset's policy until
+/// it has `free[i]` free blocks again (or nothing is left to collect).
 fn rest(ssd: &mut SimSsd, free: &[u32], rng: &mut ChaCha8Rng) {
     let planes: Vec<PlaneId> = ssd.layout.all_planes().collect();
     for (plane, &target) in planes.into_iter().zip(free) {
