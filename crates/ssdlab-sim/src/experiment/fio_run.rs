@@ -211,16 +211,14 @@ pub fn check_jobs(jobfile: &JobFile, device: &SsdConfig) -> Result<(), InputErro
 fn check_job_region(spec: &JobSpec, bytes: u64) -> Result<(), InputError> {
     let (_, len) = spec.region(bytes);
     if spec.min_bs() > bytes {
-        let (file, line) = spec.line_of("bs");
-        return Err(InputError::At {
-            file: file.to_string(),
-            line,
-            field: format!("job '{}': bs", spec.name),
-            message: format!(
+        return Err(job_option_error(
+            spec,
+            "bs",
+            format!(
                 "block size {} is larger than the device ({bytes} bytes)",
                 spec.min_bs()
             ),
-        });
+        ));
     }
     if len < spec.min_bs() {
         // Name the option that shrank the region, else the block size.
@@ -228,18 +226,27 @@ fn check_job_region(spec: &JobSpec, bytes: u64) -> Result<(), InputError> {
             .into_iter()
             .find(|k| spec.option_lines.iter().any(|(n, _, _)| n == k))
             .unwrap_or("bs");
-        let (file, line) = spec.line_of(key);
-        return Err(InputError::At {
-            file: file.to_string(),
-            line,
-            field: format!("job '{}': {key}", spec.name),
-            message: format!(
+        return Err(job_option_error(
+            spec,
+            key,
+            format!(
                 "its region (offset/size) holds {len} bytes of the device's {bytes}, less than one block of {}",
                 spec.min_bs()
             ),
-        });
+        ));
     }
     Ok(())
+}
+
+/// An error at the line of the job's option `key`, named `job 'NAME': key`.
+fn job_option_error(spec: &JobSpec, key: &str, message: String) -> InputError {
+    let (file, line) = spec.line_of(key);
+    InputError::At {
+        file: file.to_string(),
+        line,
+        field: format!("job '{}': {key}", spec.name),
+        message,
+    }
 }
 
 fn build_jobs(

@@ -29,6 +29,17 @@ pub trait GcPolicy: Send {
     }
 }
 
+/// The plane's candidate at the position `pick` draws from `0..n`, the
+/// candidates being in order of valid pages, fewest first (None when the
+/// plane has none). The policies that choose by position share it.
+fn candidate_at(ftl: &Ftl, plane: PlaneId, pick: impl FnOnce(usize) -> usize) -> Option<BlockId> {
+    let n = ftl.candidates(plane).count();
+    if n == 0 {
+        return None;
+    }
+    ftl.candidates(plane).nth(pick(n))
+}
+
 /// A victim policy's registry entry.
 pub type PolicyEntry = Entry<fn(&SsdConfig) -> Box<dyn GcPolicy>>;
 

@@ -19,10 +19,6 @@ impl GcPolicy for Random {
         plane: PlaneId,
         rng: &mut ChaCha8Rng,
     ) -> Option<BlockId> {
-        let n = ftl.candidates(plane).count();
-        if n == 0 {
-            return None;
-        }
-        ftl.candidates(plane).nth(rng.gen_range(0..n))
+        super::candidate_at(ftl, plane, |n| rng.gen_range(0..n))
     }
 }

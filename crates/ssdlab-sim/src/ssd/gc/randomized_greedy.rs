@@ -42,14 +42,16 @@ impl GcPolicy for RandomizedGreedy {
         plane: PlaneId,
         rng: &mut ChaCha8Rng,
     ) -> Option<BlockId> {
-        let n = ftl.candidates(plane).count();
-        if n == 0 {
-            return None;
-        }
         // Candidates come in order of valid pages, fewest first, so the
         // sampled block with the lowest position is the sample's greedy pick.
-        let first = index::sample(rng, n, self.samples.min(n)).iter().min()?;
-        ftl.candidates(plane).nth(first)
+        let d = self.samples;
+        super::candidate_at(ftl, plane, |n| {
+            let sample = index::sample(rng, n, d.min(n));
+            sample
+                .iter()
+                .min()
+                .expect("a sample of at least one of n >= 1")
+        })
     }
 }
 
