@@ -404,13 +404,20 @@ fn drive(s: &mut dyn Scheduler) {
 /// Platform pages up to which a fuzzed task set is also simulated.
 const MAX_SIMULATED_PAGES: u64 = 1 << 16;
 
+/// RT jobs up to which a fuzzed task set is also simulated, and the
+/// simulated time (a hang guard: a 30 ns period releases 666,667 jobs in
+/// 20 ms, 0.5 s of a release build and over the fuzzer's 10 s timeout in
+/// an instrumented one; the CLI's own bound is `MAX_SIMULATED_JOBS`).
+const MAX_FUZZ_JOBS: u64 = 20_000;
+const FUZZ_DURATION_NS: u64 = 20_000_000;
+
 /// `taskset`: real-time task-set TOML through `TaskSet::from_toml` (what
 /// `rtflash analyze` and `rtflash run` read), then every approach's
 /// allocation and analysis (what `analyze` prints) and, for small
 /// platforms, a short simulation of each allocation (what `run` does).
 pub fn taskset(data: &[u8]) {
     use ssdlab_sim::rtflash::allocate::REGISTRY;
-    use ssdlab_sim::rtflash::sim::{setup_from, simulate, NrtPolicy};
+    use ssdlab_sim::rtflash::sim::{released_jobs, setup_from, simulate, NrtPolicy};
     use ssdlab_sim::rtflash::{allocate, ApproachChoice, TaskSet};
     let Ok(text) = std::str::from_utf8(data) else {
         return;
@@ -430,11 +437,11 @@ pub fn taskset(data: &[u8]) {
         let approach = ApproachChoice::parse(entry.name).expect("a registered approach");
         let alloc = allocate(&ts, approach);
         let _ = format!("{alloc:?}");
-        if pages > MAX_SIMULATED_PAGES {
+        if pages > MAX_SIMULATED_PAGES || released_jobs(&ts, FUZZ_DURATION_NS) > MAX_FUZZ_JOBS {
             continue;
         }
         for policy in [NrtPolicy::Background, NrtPolicy::Tbs] {
-            if let Ok(setup) = setup_from(&ts, &alloc, policy, 20_000_000, 1) {
+            if let Ok(setup) = setup_from(&ts, &alloc, policy, FUZZ_DURATION_NS, 1) {
                 let _ = simulate(&setup);
             }
         }

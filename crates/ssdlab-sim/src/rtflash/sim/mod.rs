@@ -34,7 +34,7 @@ pub use report::{NrtOutcome, SimReport, TaskOutcome};
 pub use run::{
     duration_ns, run_task_set, simulate_on, ssd_model, Model, RunOptions, RunOutput, TaskRow,
 };
-pub use setup::{setup_from, NrtPolicy};
+pub use setup::{released_jobs, setup_from, NrtPolicy};
 pub use space::OutOfSpace;
 
 use super::platform::Platform;

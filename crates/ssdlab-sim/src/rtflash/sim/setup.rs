@@ -20,6 +20,15 @@ pub enum NrtPolicy {
 /// percentiles: 8 bytes each).
 pub const MAX_SIMULATED_JOBS: u64 = 20_000_000;
 
+/// The RT jobs a run of `duration_ns` releases: every task at its
+/// worst-case rate from its offset.
+pub fn released_jobs(ts: &TaskSet, duration_ns: Ns) -> u64 {
+    ts.tasks
+        .iter()
+        .map(|t| duration_ns.saturating_sub(t.offset_ns) / t.period_ns.max(1) + 1)
+        .fold(0, u64::saturating_add)
+}
+
 /// The simulation of `ts` laid out as `alloc` says. An error names a task
 /// the allocation could not place.
 pub fn setup_from(
@@ -63,11 +72,7 @@ pub fn setup_from(
             cluster,
         });
     }
-    let jobs: u64 = ts
-        .tasks
-        .iter()
-        .map(|t| duration_ns.saturating_sub(t.offset_ns) / t.period_ns.max(1) + 1)
-        .fold(0, u64::saturating_add);
+    let jobs = released_jobs(ts, duration_ns);
     if jobs > MAX_SIMULATED_JOBS {
         return Err(format!(
             "the run would release {jobs} RT jobs, above {MAX_SIMULATED_JOBS} \
