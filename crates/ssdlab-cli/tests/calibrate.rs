@@ -123,10 +123,10 @@ fn bad_targets_files_are_refused_with_the_field() {
 fn without_a_file_the_k2_studys_and_the_data_sheets_figures_are_the_targets() {
     let (code, out, err) = ssdlab(&["calibrate", "--print"]);
     assert_eq!(code, 0, "{err}");
-    // 44 of the K2 study, 6 of the data sheet on the preset's own host.
-    assert_eq!(out.matches("[[target]]").count(), 50, "{out}");
-    assert_eq!(out.matches("job = \"datasheet:").count(), 6, "{out}");
-    assert_eq!(out.matches("host = \"preset\"").count(), 6, "{out}");
+    // 44 of the K2 study, 9 of the data sheet on the preset's own host.
+    assert_eq!(out.matches("[[target]]").count(), 53, "{out}");
+    assert_eq!(out.matches("job = \"datasheet:").count(), 9, "{out}");
+    assert_eq!(out.matches("host = \"preset\"").count(), 9, "{out}");
     assert_eq!(out.matches("occupancy = 100.0").count(), 13, "{out}");
     assert!(out.contains("value = [256.0, 288.0]"), "{out}");
     assert!(out.contains("metric = \"drop_s\""), "{out}");
@@ -231,7 +231,7 @@ fn the_data_sheet_targets_measure_what_validate_datasheet_prints() {
         .iter()
         .map(|r| r["simulated"].as_f64().unwrap())
         .collect();
-    assert_eq!(measured.len(), 6, "{report}");
+    assert_eq!(measured.len(), 9, "{report}");
     for (m, v) in measured.iter().zip(&validated) {
         assert!(
             (m - v).abs() <= 1e-4 * v.abs().max(1.0),

@@ -3,6 +3,7 @@
 use ssdlab_sim::experiment::closed_loop::ClosedLoop;
 use ssdlab_sim::kernel::{Ctx, Device, Simulation, WorkEvent, Workload};
 use ssdlab_sim::ssd::config::SsdConfig;
+use ssdlab_sim::ssd::device::precondition::PreconditionMode;
 use ssdlab_sim::ssd::device::{Dir, IoCommand, IoCompletion, SimSsd};
 use ssdlab_sim::ssd::ids::Lpn;
 use ssdlab_sim::ssd::precondition::{precondition, Precondition};
@@ -39,6 +40,43 @@ fn qd1_random_read_latency_is_the_sum_of_its_parts() {
     assert_eq!(total_ns, 2000 * expected);
     assert!(r.histogram.equivalent(r.histogram.min(), expected));
     assert!(r.histogram.equivalent(r.histogram.max(), expected));
+}
+
+/// The smallest latency of a QD 1 closed loop of `op` on a half-full
+/// drive of `cfg` (over its first 256 MiB: reads find written data).
+fn qd1_min_latency(cfg: SsdConfig, op: Dir) -> u64 {
+    let mut ssd = SimSsd::new(cfg, 3, false);
+    let fill = PreconditionMode::Fill.recipe(0.5);
+    precondition(&mut ssd, &fill, 3).unwrap();
+    let mut sim = Simulation::new(ssd, None, 0);
+    let r = ClosedLoop {
+        op,
+        qd: 1,
+        requests: 500,
+        span: 65_536,
+        seed: 1,
+    }
+    .run(&mut sim);
+    r.histogram.min()
+}
+
+#[test]
+fn a_pcie_read_round_trip_delays_reads_once_and_writes_twice() {
+    let base = SsdConfig::load("consumer-tlc-250g").unwrap();
+    let mut without = base.clone();
+    without.controller.pcie_read_ns = 0;
+    let mut with = base;
+    with.controller.pcie_read_ns = 700;
+    for (op, trips) in [(Dir::Read, 1), (Dir::Write, 2)] {
+        let lo0 = qd1_min_latency(without.clone(), op);
+        let lo1 = qd1_min_latency(with.clone(), op);
+        // The submission entry, and a write's data, each cost one trip
+        // (within the histogram's resolution).
+        assert!(
+            lo1.abs_diff(lo0 + trips * 700) <= 50,
+            "{op:?}: {lo0} -> {lo1}"
+        );
+    }
 }
 
 #[test]

@@ -8,7 +8,12 @@
 //! read 3,500 MB/s; sequential write 2,300 MB/s inside TurboWrite and
 //! 400 MB/s after it; TurboWrite buffer 13 GB at most (4 GB static plus up
 //! to 9 GB "intelligent"); random read 250 K IOPS and random write 550 K IOPS
-//! at QD 32 × 4 threads.
+//! at QD 32 × 4 threads, 17 K and 60 K IOPS at QD 1 × 1 thread; and, in its
+//! footnote 4, random writes beyond the TurboWrite buffer at 100 K IOPS
+//! (QD 32 × 4 threads). The vendor measured with IOmeter 1.1.0 on an
+//! i7-7700K under Windows 10; the data sheet does not give the span of the
+//! random writes beyond the buffer, so that run writes the whole drive (an
+//! IOmeter target's default: the whole raw disk).
 
 use crate::calibrate::Metric;
 use crate::point::{PointFigures, PointSpec};
@@ -57,7 +62,16 @@ pub struct Figure {
 
 /// The runs of the data sheet, by name (`calibrate`'s `datasheet:<run>`
 /// jobs).
-pub const RUNS: [&str; 5] = ["seqread", "seqwrite", "sustained", "randread", "randwrite"];
+pub const RUNS: [&str; 8] = [
+    "seqread",
+    "seqwrite",
+    "sustained",
+    "randread",
+    "randwrite",
+    "qd1read",
+    "qd1write",
+    "sustained-random",
+];
 
 /// The test file the read and random-write runs work on, GiB: written
 /// sequentially just before (as CrystalDiskMark and IOmeter prepare
@@ -67,11 +81,20 @@ const TEST_FILE_GIB: u32 = 2;
 /// What every data-sheet job file shares: libaio, direct I/O, QD 32.
 const GLOBAL: &str = "[global]\nioengine=libaio\ndirect=1\niodepth=32\n\n";
 
+/// Simulated seconds of the sustained random write: past a 13 GB buffer
+/// at 4 KiB and QD 32 × 4, then long enough to measure the speed after it.
+const SUSTAINED_RANDOM_SECONDS: u64 = 30;
+
 /// The measured job: `numjobs` threads on one `size` region for `seconds`.
 fn section(name: &str, rw: &str, bs: &str, numjobs: u32, seconds: u64, size: &str) -> String {
     format!(
         "[{name}]\nrw={rw}\nbs={bs}\nnumjobs={numjobs}\nsize={size}\ntime_based=1\nruntime={seconds}\n"
     )
+}
+
+/// A measured job at QD 1 (one thread): `section` with its own depth.
+fn at_qd1(job: String) -> String {
+    job.replacen("time_based=1", "iodepth=1\ntime_based=1", 1)
 }
 
 /// A data-sheet job file of the measured job alone.
@@ -96,6 +119,9 @@ pub fn job_text(run: &str) -> Option<String> {
         "sustained" => job(run, "write", "128k", 1, SUSTAINED_SECONDS, "100%"),
         "randread" => on_test_file(run, "randread", "4k", 4, 2),
         "randwrite" => on_test_file(run, "randwrite", "4k", 4, 2),
+        "qd1read" => at_qd1(on_test_file(run, "randread", "4k", 1, 2)),
+        "qd1write" => at_qd1(on_test_file(run, "randwrite", "4k", 1, 2)),
+        "sustained-random" => job(run, "randwrite", "4k", 4, SUSTAINED_RANDOM_SECONDS, "100%"),
         _ => return None,
     })
 }
@@ -160,29 +186,67 @@ pub fn figures() -> Vec<Figure> {
             Metric::Iops,
             Some("randwrite"),
         ),
+        f(
+            "qd1read",
+            "random read, 4 KiB, QD 1 × 1 job (2 GiB test file)",
+            "IOPS",
+            17_000.0,
+            Metric::Iops,
+            Some("qd1read"),
+        ),
+        f(
+            "qd1write",
+            "random write, 4 KiB, QD 1 × 1 job (2 GiB test file)",
+            "IOPS",
+            60_000.0,
+            Metric::Iops,
+            Some("qd1write"),
+        ),
+        f(
+            "sustained-random",
+            "random write after TurboWrite, 4 KiB, QD 32 × 4 jobs (whole drive)",
+            "IOPS",
+            100_000.0,
+            Metric::AfterCacheIops,
+            None,
+        ),
     ]
 }
 
-/// A run's bytes per simulated second, every second from 0 (seconds
+/// One field of a run's per-second figures, every second from 0 (seconds
 /// without I/O as 0).
-fn dense_bytes(per_second: &[(u64, u64, u64)]) -> Vec<u64> {
+fn dense(per_second: &[(u64, u64, u64)], field: fn(&(u64, u64, u64)) -> u64) -> Vec<u64> {
     let mut out: Vec<u64> = Vec::new();
-    for &(sec, bytes, _) in per_second {
-        let i = sec as usize;
+    for row in per_second {
+        let i = row.0 as usize;
         if out.len() <= i {
             out.resize(i + 1, 0);
         }
-        out[i] += bytes;
+        out[i] += field(row);
     }
     out
 }
 
-/// A sustained write's speed after its cache: the mean of its last five
-/// seconds before the last (which may be cut short), MB/s.
-pub fn after_cache_mbs(per_second: &[(u64, u64, u64)]) -> f64 {
-    let s = dense_bytes(per_second);
+/// A run's bytes per simulated second.
+fn dense_bytes(per_second: &[(u64, u64, u64)]) -> Vec<u64> {
+    dense(per_second, |&(_, bytes, _)| bytes)
+}
+
+/// The mean per second of a dense series over its last five seconds
+/// before the last (which may be cut short).
+fn last_five_mean(s: &[u64]) -> f64 {
     let tail = &s[s.len().saturating_sub(6)..s.len().saturating_sub(1)];
-    tail.iter().sum::<u64>() as f64 / tail.len().max(1) as f64 / 1e6
+    tail.iter().sum::<u64>() as f64 / tail.len().max(1) as f64
+}
+
+/// A sustained write's speed after its cache, MB/s.
+pub fn after_cache_mbs(per_second: &[(u64, u64, u64)]) -> f64 {
+    last_five_mean(&dense(per_second, |&(_, bytes, _)| bytes)) / 1e6
+}
+
+/// A sustained write's IOPS after its cache.
+pub fn after_cache_iops(per_second: &[(u64, u64, u64)]) -> f64 {
+    last_five_mean(&dense(per_second, |&(_, _, ios)| ios))
 }
 
 /// A write cache's size as a sustained write sees it: the bytes written
@@ -234,7 +298,7 @@ pub fn run(preset_name: &str, seed: u64, threads: usize) -> Result<Vec<Row>, Inp
     }
     let mut runs = RUNS.to_vec();
     // The longest first, so that the others fill the second thread.
-    runs.sort_by_key(|r| *r != "sustained");
+    runs.sort_by_key(|r| !r.starts_with("sustained"));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
         .build()
@@ -286,6 +350,18 @@ mod tests {
         }
         assert!(figures().iter().all(|f| RUNS.contains(&f.run)));
         assert!(job_text("trim").is_none());
+    }
+
+    #[test]
+    fn after_the_cache_is_the_mean_of_the_last_five_whole_seconds() {
+        // (second, bytes, ios): a cache for two seconds, then 4 KiB writes
+        // at 100 and 200 a second; the last second is cut short.
+        let mut series = vec![(0, 8_000_000, 2000), (1, 8_000_000, 2000)];
+        series.extend((2..9).map(|s| (s, 4096 * (100 + 100 * (s % 2)), 100 + 100 * (s % 2))));
+        series.push((9, 4096, 1));
+        // Seconds 4–8: 100, 200, 100, 200, 100 I/Os.
+        assert_eq!(after_cache_iops(&series), 140.0);
+        assert_eq!(after_cache_mbs(&series), 140.0 * 4096.0 / 1e6);
     }
 
     #[test]

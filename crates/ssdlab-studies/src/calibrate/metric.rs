@@ -71,6 +71,9 @@ pub enum Metric {
     /// the run's last five whole seconds, MB/s (the data sheet's "after
     /// TurboWrite").
     AfterCacheMbs,
+    /// The same run's IOPS over the same five seconds (the data sheet's
+    /// random write "after TurboWrite").
+    AfterCacheIops,
     /// The write cache as a sustained write sees it: the bytes written
     /// before the bandwidth falls halfway to its after-cache level, GB.
     CacheGb,
@@ -87,6 +90,7 @@ impl Metric {
             Metric::MeanUs => "mean_us",
             Metric::DropS => "drop_s",
             Metric::AfterCacheMbs => "after_cache_mbs",
+            Metric::AfterCacheIops => "after_cache_iops",
             Metric::CacheGb => "cache_gb",
         }
     }
@@ -122,6 +126,7 @@ impl Metric {
             Metric::DropS => crate::k2::figures::timeseries::drop_second(&f.per_second)
                 .map_or(f.sim_seconds, |s| s as f64),
             Metric::AfterCacheMbs => crate::datasheet::after_cache_mbs(&f.per_second),
+            Metric::AfterCacheIops => crate::datasheet::after_cache_iops(&f.per_second),
             Metric::CacheGb => crate::datasheet::cache_gb(&f.per_second),
         })
     }

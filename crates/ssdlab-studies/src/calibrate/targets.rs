@@ -209,7 +209,7 @@ impl Calibration {
                 return Err(bad(
                     format!("{field}.job_name"),
                     "p999_us and mean_us need job_name; bw_mbs and iops may take one; \
-                     waf, drop_s, after_cache_mbs and cache_gb take none"
+                     waf, drop_s, after_cache_mbs, after_cache_iops and cache_gb take none"
                         .into(),
                 ));
             }

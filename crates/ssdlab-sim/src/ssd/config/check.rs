@@ -321,6 +321,7 @@ impl SsdConfig {
             ("controller.command_ns", c.command_ns),
             ("controller.completion_ns", c.completion_ns),
             ("controller.dram_ns", c.dram_ns),
+            ("controller.pcie_read_ns", c.pcie_read_ns),
             ("controller.read_page_ns", c.read_page_ns),
             ("controller.read_command_ns", c.read_command_ns),
         ]

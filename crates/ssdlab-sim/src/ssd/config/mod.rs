@@ -162,6 +162,12 @@ pub struct Controller {
     pub link_mbs: u64,
     /// DRAM access for a buffer hit or a buffered write.
     pub dram_ns: u64,
+    /// Round trip of a PCIe memory read by the drive: fetching a command's
+    /// submission entry, and a write's data, from host memory. Latency
+    /// only: other transfers proceed meanwhile (0 = none; left out of the
+    /// serialized form at 0, so that study cache keys stay as they were).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pcie_read_ns: u64,
     /// Controller time per page read from flash (ECC decode), serial across
     /// the controller (0 = none).
     #[serde(default)]
@@ -208,6 +214,7 @@ impl Default for Controller {
             completion_ns: 1_000,
             link_mbs: 3_200,
             dram_ns: 1_000,
+            pcie_read_ns: 0,
             read_page_ns: 0,
             read_command_ns: 0,
             read_ahead: None,
@@ -403,8 +410,8 @@ pub struct Gc {
     pub rga_samples: u32,
 }
 
-fn is_zero(n: &u32) -> bool {
-    *n == 0
+fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
+    *n == T::default()
 }
 
 fn default_trigger() -> GcTriggerChoice {

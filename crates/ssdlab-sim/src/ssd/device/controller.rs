@@ -70,14 +70,17 @@ impl SimSsd {
             if cmd.op == Dir::Read {
                 firmware += self.cfg.controller.read_command_ns;
             }
+            // The submission entry crosses the link before decode starts;
+            // a write's data is read from host memory after it.
+            let fetched = now + self.cfg.controller.pcie_read_ns;
             let cores = self.ctrl_busy.len();
             let core = &mut self.ctrl_busy[sq % cores];
-            *core = (*core).max(now) + firmware;
+            *core = (*core).max(fetched) + firmware;
             let mut ready = *core;
             if cmd.op == Dir::Write {
                 let per_page = self.slots[slot.index()].link_ns_per_page as u64;
                 self.link_in_busy = self.link_in_busy.max(ready) + per_page * cmd.pages as u64;
-                ready = self.link_in_busy;
+                ready = self.link_in_busy + self.cfg.controller.pcie_read_ns;
             }
             q.schedule(ready, DevEvent::CmdReady(slot));
         }
