@@ -98,7 +98,7 @@ fn validate_datasheet_prints_every_figure_beside_the_vendors_deterministically()
     };
     let v = run();
     let rows = v.as_array().unwrap();
-    assert_eq!(rows.len(), 6);
+    assert_eq!(rows.len(), 9);
     for r in rows {
         let (vendor, sim) = (
             r["vendor"].as_f64().unwrap(),
@@ -113,8 +113,10 @@ fn validate_datasheet_prints_every_figure_beside_the_vendors_deterministically()
             "{r}"
         );
     }
-    // consumer-tlc-250g meets its data sheet (issue 14's acceptance).
-    assert!(rows.iter().all(|r| r["within"] == true), "{v}");
+    // consumer-tlc-250g meets the six rows of issue 14's acceptance and
+    // the QD 1 rows; the random write beyond TurboWrite over the whole
+    // drive does not (docs/calibration.md, "Three more data-sheet rows").
+    assert!(rows[..8].iter().all(|r| r["within"] == true), "{v}");
     // The buffer is read where the sustained write slows: it is smaller
     // than what 40 s at the first second's speed would write.
     let buffer = rows.iter().find(|r| r["unit"] == "GB").unwrap();
