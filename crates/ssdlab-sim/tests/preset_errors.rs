@@ -398,3 +398,15 @@ fn cluster_errors_point_at_their_line_whatever_the_form() {
         "{all}"
     );
 }
+
+#[test]
+fn pcie_round_trips_are_refused_on_the_sata_era_hybrid_device() {
+    let hybrid = PRESETS.iter().find(|p| p.name == "mlc-sata-8g").unwrap();
+    assert!(SsdConfig::from_toml(hybrid.source, "dev.toml").is_ok());
+    let text = hybrid
+        .source
+        .replacen("[controller]", "[controller]\npcie_read_ns = 500", 1);
+    let (_, field, message) = err_of(&text);
+    assert_eq!(field, "controller.pcie_read_ns");
+    assert!(message.contains("set it to 0"), "{message}");
+}

@@ -7,10 +7,12 @@
 use super::targets::{Target, TargetValue, PRESET_HOST};
 use std::path::PathBuf;
 
-/// Every data-sheet figure of `datasheet.rs`, one target each.
+/// Every data-sheet figure of `datasheet.rs` that is a fit target
+/// (`datasheet::is_fit_target`), one target each.
 pub fn datasheet_targets() -> Vec<Target> {
     crate::datasheet::figures()
         .iter()
+        .filter(|f| crate::datasheet::is_fit_target(f.run))
         .map(|f| Target {
             job: PathBuf::from(format!("datasheet:{}", f.run)),
             host: Some(PRESET_HOST.into()),

@@ -67,7 +67,7 @@ pub struct Target {
     /// A fio job file, relative to the targets file, or a built-in one
     /// (`k2-study:read`, `:randread`, `:write`, `:randwrite`;
     /// `datasheet:seqread`, `:seqwrite`, `:sustained`, `:randread`,
-    /// `:randwrite`).
+    /// `:randwrite`, `:qd1read`, `:qd1write`, `:sustained-random`).
     pub job: PathBuf,
     /// This run's host: a host file, `k2-study`, or `preset` (the preset's
     /// own `[host]`); default: the file's `host`.

@@ -376,6 +376,12 @@ impl SsdConfig {
                 "the hybrid mapping keeps its block map in RAM: remove map_journal".into(),
             );
         }
+        if self.controller.pcie_read_ns != 0 {
+            err(
+                "controller.pcie_read_ns",
+                "the hybrid mapping's SATA-era device has no PCIe round trips: set it to 0".into(),
+            );
+        }
     }
 
     /// Blocks of each plane that run in SLC mode for good (the static cache).

@@ -148,8 +148,8 @@ pub struct Controller {
     pub queue_depth: u32,
     /// Number of NVMe submission queues served round-robin.
     pub submission_queues: u32,
-    /// Controller firmware time to fetch and decode one command (serial on
-    /// its firmware core).
+    /// Controller firmware time to decode one command (serial on its
+    /// firmware core; fetching it over PCIe is `pcie_read_ns`).
     pub command_ns: u64,
     /// Firmware cores that decode commands; submission queue `i` is served
     /// by core `i mod firmware_cores` (NVMe queues exist so that cores can
