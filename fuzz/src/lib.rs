@@ -433,11 +433,13 @@ pub fn taskset(data: &[u8]) {
     let pages = u64::from(p.chips)
         .saturating_mul(p.blocks_per_chip)
         .saturating_mul(p.pages_per_block);
+    let small =
+        pages <= MAX_SIMULATED_PAGES && released_jobs(&ts, FUZZ_DURATION_NS) <= MAX_FUZZ_JOBS;
     for entry in REGISTRY {
         let approach = ApproachChoice::parse(entry.name).expect("a registered approach");
         let alloc = allocate(&ts, approach);
         let _ = format!("{alloc:?}");
-        if pages > MAX_SIMULATED_PAGES || released_jobs(&ts, FUZZ_DURATION_NS) > MAX_FUZZ_JOBS {
+        if !small {
             continue;
         }
         for policy in [NrtPolicy::Background, NrtPolicy::Tbs] {

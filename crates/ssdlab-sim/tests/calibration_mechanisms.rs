@@ -9,7 +9,7 @@ use ssdlab_sim::experiment::closed_loop::ClosedLoop;
 use ssdlab_sim::kernel::Simulation;
 use ssdlab_sim::ssd::config::{MapJournal, ReadAhead, SsdConfig};
 use ssdlab_sim::ssd::device::{DeviceStats, Dir, IoCommand, SimSsd};
-use ssdlab_sim::ssd::precondition::{precondition, Pattern, Precondition};
+use ssdlab_sim::ssd::precondition::{precondition, Precondition};
 use ssdlab_sim::workload::script::CommandScript;
 
 /// seed004 shrunk: 2 channels × 1 die × 2 planes, 16-page blocks, no buffer
@@ -74,15 +74,7 @@ impl Dev {
 
 fn filled(cfg: SsdConfig, occupancy: f64) -> Dev {
     let mut ssd = SimSsd::new(cfg, 1, true);
-    let pre = Precondition {
-        occupancy,
-        fill_passes: 1,
-        overwrites: 0.0,
-        pattern: Pattern::Uniform,
-        steady_state: false,
-        random_steady: false,
-        rested: false,
-    };
+    let pre = Precondition::fill(occupancy);
     precondition(&mut ssd, &pre, 1).unwrap();
     Dev {
         sim: Simulation::new(ssd, None, 1),

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use ssdlab_sim::kernel::Simulation;
 use ssdlab_sim::ssd::config::{SlcCache, SsdConfig, Suspend};
 use ssdlab_sim::ssd::device::{Dir, IoCommand, SimSsd};
-use ssdlab_sim::ssd::precondition::{precondition, Pattern, Precondition};
+use ssdlab_sim::ssd::precondition::{precondition, Precondition};
 use ssdlab_sim::workload::script::CommandScript;
 
 /// A tiny device: 2 channels x 1 chip x 1 die x 2 planes, 24 blocks of 16
@@ -185,7 +185,7 @@ proptest! {
             cfg.gc.execution = ssdlab_sim::ssd::config::GcExecution::PlaneBlocking;
         }
         let mut ssd = SimSsd::new(cfg, seed, true);
-        let pre = Precondition { occupancy, fill_passes: 1, overwrites: 1.0, pattern: Pattern::Uniform, steady_state: true, random_steady: false, rested: false };
+        let pre = Precondition { overwrites: 1.0, steady_state: true, ..Precondition::fill(occupancy) };
         precondition(&mut ssd, &pre, seed).unwrap();
         ssd.check_invariants().unwrap();
         let (ssd, done) = drive(ssd, &steps);

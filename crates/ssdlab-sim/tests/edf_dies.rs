@@ -7,7 +7,7 @@ use ssdlab_sim::kernel::Simulation;
 use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::device::{Dir, IoCommand, SimSsd};
 use ssdlab_sim::ssd::ids::Lpn;
-use ssdlab_sim::ssd::precondition::{precondition, Pattern, Precondition};
+use ssdlab_sim::ssd::precondition::{precondition, Precondition};
 use ssdlab_sim::workload::script::CommandScript;
 
 /// seed004 shrunk to 2 dies of 2 planes, write-through, half full.
@@ -23,13 +23,8 @@ fn device(die_scheduler: &str) -> Simulation<SimSsd> {
     cfg.validate().unwrap();
     let mut ssd = SimSsd::new(cfg, 1, true);
     let pre = Precondition {
-        occupancy: 0.5,
-        fill_passes: 1,
         overwrites: 0.5,
-        pattern: Pattern::Uniform,
-        steady_state: false,
-        random_steady: false,
-        rested: false,
+        ..Precondition::fill(0.5)
     };
     precondition(&mut ssd, &pre, 1).unwrap();
     Simulation::new(ssd, None, 1)

@@ -11,7 +11,7 @@ use ssdlab_sim::ssd::ftl::{Ftl, Stream};
 use ssdlab_sim::ssd::gc::make_policy;
 use ssdlab_sim::ssd::ids::{BlockId, Lpn, PlaneId};
 use ssdlab_sim::ssd::layout::Layout;
-use ssdlab_sim::ssd::precondition::{precondition, Pattern, Precondition};
+use ssdlab_sim::ssd::precondition::{precondition, Precondition};
 
 fn device(trigger: &str, policy: &str) -> SimSsd {
     let mut cfg = SsdConfig::load("seed004").unwrap();
@@ -26,15 +26,7 @@ fn device(trigger: &str, policy: &str) -> SimSsd {
 /// Random single-page writes over the occupied part of a device 90% full of
 /// logical data (67.5% of its physical pages).
 fn write_load(mut ssd: SimSsd, requests: u64) -> (SimSsd, u64) {
-    let pre = Precondition {
-        occupancy: 0.9,
-        fill_passes: 1,
-        overwrites: 0.0,
-        pattern: Pattern::Uniform,
-        steady_state: false,
-        random_steady: false,
-        rested: false,
-    };
+    let pre = Precondition::fill(0.9);
     precondition(&mut ssd, &pre, 9).unwrap();
     let span = (ssd.layout().logical_pages as f64 * 0.9) as u32;
     let mut sim = Simulation::new(ssd, None, 4);

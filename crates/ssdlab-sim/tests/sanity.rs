@@ -3,7 +3,6 @@
 use ssdlab_sim::experiment::closed_loop::{ClosedLoop, LoadResult};
 use ssdlab_sim::kernel::{Ctx, Device, Simulation, WorkEvent, Workload};
 use ssdlab_sim::ssd::config::SsdConfig;
-use ssdlab_sim::ssd::device::precondition::PreconditionMode;
 use ssdlab_sim::ssd::device::{Dir, IoCommand, IoCompletion, SimSsd};
 use ssdlab_sim::ssd::ids::Lpn;
 use ssdlab_sim::ssd::precondition::{precondition, Precondition};
@@ -46,8 +45,7 @@ fn qd1_random_read_latency_is_the_sum_of_its_parts() {
 /// of `cfg` (over its first 256 MiB: reads find written data).
 fn closed_loop(cfg: SsdConfig, op: Dir, qd: u32, requests: u64) -> LoadResult {
     let mut ssd = SimSsd::new(cfg, 3, false);
-    let fill = PreconditionMode::Fill.recipe(0.5);
-    precondition(&mut ssd, &fill, 3).unwrap();
+    precondition(&mut ssd, &Precondition::fill(0.5), 3).unwrap();
     let mut sim = Simulation::new(ssd, None, 0);
     ClosedLoop {
         op,

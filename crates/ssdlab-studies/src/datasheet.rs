@@ -60,19 +60,6 @@ pub struct Figure {
     pub job_name: Option<&'static str>,
 }
 
-/// The runs of the data sheet, by name (`calibrate`'s `datasheet:<run>`
-/// jobs).
-pub const RUNS: [&str; 8] = [
-    "seqread",
-    "seqwrite",
-    "sustained",
-    "randread",
-    "randwrite",
-    "qd1read",
-    "qd1write",
-    "sustained-random",
-];
-
 /// The test file the read and random-write runs work on, GiB: written
 /// sequentially just before (as CrystalDiskMark and IOmeter prepare
 /// theirs), so it sits where a fresh drive puts new data.
@@ -86,26 +73,89 @@ const GLOBAL: &str = "[global]\nioengine=libaio\ndirect=1\niodepth=32\n\n";
 /// at 4 KiB and QD 32 × 4, then long enough to measure the speed after it.
 const SUSTAINED_RANDOM_SECONDS: u64 = 30;
 
-/// The measured job: `numjobs` threads of `iodepth` on one `size` region
-/// for `seconds`.
-struct Measured<'a> {
-    name: &'a str,
-    rw: &'a str,
-    bs: &'a str,
+/// Where a run's measured job works.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Span {
+    /// The whole drive, from empty.
+    WholeDrive,
+    /// The test file, written just before by the `prep` job.
+    TestFile,
+}
+
+/// One data-sheet run: its measured job, `numjobs` threads of `iodepth`
+/// for `seconds` over its span.
+#[derive(Debug)]
+struct Run {
+    name: &'static str,
+    rw: &'static str,
+    bs: &'static str,
     numjobs: u32,
     iodepth: u32,
     seconds: u64,
+    span: Span,
 }
 
-impl Measured<'_> {
+const fn run_of(
+    name: &'static str,
+    rw: &'static str,
+    bs: &'static str,
+    (numjobs, iodepth, seconds): (u32, u32, u64),
+    span: Span,
+) -> Run {
+    Run {
+        name,
+        rw,
+        bs,
+        numjobs,
+        iodepth,
+        seconds,
+        span,
+    }
+}
+
+/// Every run of the data sheet (`calibrate`'s `datasheet:<run>` jobs).
+const RUN_TABLE: [Run; 8] = [
+    run_of("seqread", "read", "128k", (1, 32, 2), Span::TestFile),
+    run_of("seqwrite", "write", "128k", (1, 32, 1), Span::WholeDrive),
+    run_of(
+        "sustained",
+        "write",
+        "128k",
+        (1, 32, SUSTAINED_SECONDS),
+        Span::WholeDrive,
+    ),
+    run_of("randread", "randread", "4k", (4, 32, 2), Span::TestFile),
+    run_of("randwrite", "randwrite", "4k", (4, 32, 2), Span::TestFile),
+    run_of("qd1read", "randread", "4k", (1, 1, 2), Span::TestFile),
+    run_of("qd1write", "randwrite", "4k", (1, 1, 2), Span::TestFile),
+    run_of(
+        "sustained-random",
+        "randwrite",
+        "4k",
+        (4, 32, SUSTAINED_RANDOM_SECONDS),
+        Span::WholeDrive,
+    ),
+];
+
+/// The names of the data sheet's runs, in the table's order.
+pub fn runs() -> impl Iterator<Item = &'static str> {
+    RUN_TABLE.iter().map(|r| r.name)
+}
+
+impl Run {
+    fn named(name: &str) -> Option<&'static Run> {
+        RUN_TABLE.iter().find(|r| r.name == name)
+    }
+
     fn section(&self, size: &str) -> String {
-        let Measured {
+        let Run {
             name,
             rw,
             bs,
             numjobs,
             iodepth,
             seconds,
+            ..
         } = self;
         format!(
             "[{name}]\nrw={rw}\nbs={bs}\nnumjobs={numjobs}\niodepth={iodepth}\nsize={size}\n\
@@ -113,63 +163,24 @@ impl Measured<'_> {
         )
     }
 
-    /// A data-sheet job file of the measured job alone, over `size`.
-    fn alone(&self, size: &str) -> String {
-        format!("{GLOBAL}{}", self.section(size))
+    /// The run's job file; on the test file, after a sequential write of
+    /// it (the `prep` job, not measured).
+    fn job_text(&self) -> String {
+        match self.span {
+            Span::WholeDrive => format!("{GLOBAL}{}", self.section("100%")),
+            Span::TestFile => {
+                let size = format!("{TEST_FILE_GIB}g");
+                let measured = self.section(&size);
+                format!("{GLOBAL}[prep]\nrw=write\nbs=128k\nsize={size}\n\n{measured}stonewall\n")
+            }
+        }
     }
-
-    /// The measured job on the test file, after a sequential write of it
-    /// (the `prep` job, not measured).
-    fn on_test_file(&self) -> String {
-        let size = format!("{TEST_FILE_GIB}g");
-        let measured = self.section(&size);
-        format!("{GLOBAL}[prep]\nrw=write\nbs=128k\nsize={size}\n\n{measured}stonewall\n")
-    }
-}
-
-/// The measured job of a data-sheet run.
-fn measured(run: &str) -> Option<Measured<'_>> {
-    let m = |rw, bs, numjobs, iodepth, seconds| Measured {
-        name: run,
-        rw,
-        bs,
-        numjobs,
-        iodepth,
-        seconds,
-    };
-    Some(match run {
-        "seqread" => m("read", "128k", 1, 32, 2),
-        "seqwrite" => m("write", "128k", 1, 32, 1),
-        "sustained" => m("write", "128k", 1, 32, SUSTAINED_SECONDS),
-        "randread" => m("randread", "4k", 4, 32, 2),
-        "randwrite" => m("randwrite", "4k", 4, 32, 2),
-        "qd1read" => m("randread", "4k", 1, 1, 2),
-        "qd1write" => m("randwrite", "4k", 1, 1, 2),
-        "sustained-random" => m("randwrite", "4k", 4, 32, SUSTAINED_RANDOM_SECONDS),
-        _ => return None,
-    })
-}
-
-/// The runs that write the whole drive from empty; the others work on the
-/// test file.
-fn whole_drive(run: &str) -> bool {
-    matches!(run, "seqwrite" | "sustained" | "sustained-random")
 }
 
 /// The job file of a data-sheet run, run on a fresh drive (occupancy 0,
 /// written in order) under `none` and the preset's own host.
 pub fn job_text(run: &str) -> Option<String> {
-    let m = measured(run)?;
-    Some(if whole_drive(run) {
-        m.alone("100%")
-    } else {
-        m.on_test_file()
-    })
-}
-
-/// A run's simulated seconds (0 for an unknown run).
-fn seconds(run: &str) -> u64 {
-    measured(run).map_or(0, |m| m.seconds)
+    Run::named(run).map(Run::job_text)
 }
 
 /// The data-sheet runs that `calibrate` fits by default: all but the
@@ -350,9 +361,9 @@ pub fn run(preset_name: &str, seed: u64, threads: usize) -> Result<Vec<Row>, Inp
             ),
         ));
     }
-    let mut runs = RUNS.to_vec();
+    let mut runs: Vec<&Run> = RUN_TABLE.iter().collect();
     // The longest first, so that the others fill the other threads.
-    runs.sort_by_key(|r| std::cmp::Reverse(seconds(r)));
+    runs.sort_by_key(|r| std::cmp::Reverse(r.seconds));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
         .build()
@@ -360,13 +371,13 @@ pub fn run(preset_name: &str, seed: u64, threads: usize) -> Result<Vec<Row>, Inp
     let figures_of_runs: Vec<(&str, PointFigures)> = pool.install(|| {
         runs.par_iter()
             .with_max_len(1)
-            .map(|&name| {
+            .map(|run| {
                 let spec = PointSpec {
-                    job_name: name.into(),
-                    job_text: job_text(name).expect("a data-sheet run"),
+                    job_name: run.name.into(),
+                    job_text: run.job_text(),
                     setup: setup(&preset, seed),
                 };
-                Ok((name, spec.run()?))
+                Ok((run.name, spec.run()?))
             })
             .collect::<Result<_, InputError>>()
     })?;
@@ -399,10 +410,14 @@ mod tests {
 
     #[test]
     fn job_texts_parse() {
-        for r in RUNS {
+        for r in runs() {
             ssdlab_fio::parse_str(&job_text(r).unwrap(), r, &|_| None).unwrap();
         }
-        assert!(figures().iter().all(|f| RUNS.contains(&f.run)));
+        assert!(figures().iter().all(|f| runs().any(|r| r == f.run)));
+        let mut names: Vec<_> = runs().collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), RUN_TABLE.len(), "run names are unique");
         assert!(job_text("trim").is_none());
     }
 

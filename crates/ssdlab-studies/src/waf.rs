@@ -15,7 +15,7 @@ use serde::Serialize;
 use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::device::SimSsd;
 use ssdlab_sim::ssd::ids::Lpn;
-use ssdlab_sim::ssd::precondition::{precondition, FunctionalWriter, Pattern, Precondition};
+use ssdlab_sim::ssd::precondition::{precondition, FunctionalWriter, Precondition};
 
 /// Spare factors the validation runs at (share of physical space).
 pub const SPARE_FACTORS: [f64; 3] = [0.07, 0.14, 0.28];
@@ -56,13 +56,8 @@ pub fn run(seed: u64, warmup_capacities: f64, measured_capacities: f64) -> Vec<W
 fn point(sf: f64, seed: u64, warmup: f64, measured: f64) -> WafPoint {
     let mut ssd = SimSsd::new(validation_config(sf), seed, false);
     let pre = Precondition {
-        occupancy: 1.0,
-        fill_passes: 1,
         overwrites: warmup,
-        pattern: Pattern::Uniform,
-        steady_state: false,
-        random_steady: false,
-        rested: false,
+        ..Precondition::fill(1.0)
     };
     precondition(&mut ssd, &pre, seed).expect("valid recipe");
     let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_add(1));

@@ -353,7 +353,7 @@ fn job_file(base: &Path, job: &Path, field: &str) -> Result<(String, String), In
         return crate::datasheet::job_text(run)
             .map(|text| (given.clone(), text))
             .ok_or_else(|| {
-                let runs = crate::datasheet::RUNS.join(", ");
+                let runs = crate::datasheet::runs().collect::<Vec<_>>().join(", ");
                 InputError::invalid(
                     field,
                     format!("no built-in job '{given}' (datasheet: {runs})"),

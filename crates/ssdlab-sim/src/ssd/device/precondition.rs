@@ -51,16 +51,25 @@ pub struct Precondition {
 }
 
 impl Precondition {
-    /// Fully occupied, at the GC steady-state free pool.
-    pub fn full() -> Self {
+    /// `occupancy` of the logical space written once in order, nothing
+    /// more: the base every other recipe changes a few fields of.
+    pub fn fill(occupancy: f64) -> Self {
         Precondition {
-            occupancy: 1.0,
+            occupancy,
             fill_passes: 1,
             overwrites: 0.0,
             pattern: Pattern::Uniform,
-            steady_state: true,
+            steady_state: false,
             random_steady: false,
             rested: false,
+        }
+    }
+
+    /// Fully occupied, at the GC steady-state free pool.
+    pub fn full() -> Self {
+        Precondition {
+            steady_state: true,
+            ..Self::fill(1.0)
         }
     }
 
@@ -157,13 +166,12 @@ impl PreconditionMode {
             PreconditionMode::Random => (1, 0.0, true),
         };
         Precondition {
-            occupancy,
             fill_passes,
             overwrites,
-            pattern: Pattern::Uniform,
             steady_state,
             random_steady: self == PreconditionMode::Random,
             rested: self == PreconditionMode::Rested,
+            ..Precondition::fill(occupancy)
         }
     }
 }
