@@ -102,6 +102,8 @@ pub(crate) fn assign(spec: &mut JobSpec, name: &str, value: Value) {
         ("prio", V::Int(v)) => spec.prio = Some(v.clamp(0, 7) as u8),
         ("prioclass", V::Int(v)) => spec.prioclass = PrioClass::from_u8(v.clamp(0, 3) as u8),
         ("nice", V::Int(v)) => spec.nice = v.clamp(-20, 19) as i8,
+        ("cpumask" | "cpus_allowed", V::Cpus(c)) => spec.cpus_allowed = Some(c),
+        ("cpus_allowed_policy", V::Choice(c)) => spec.cpus_split = c == "split",
         ("cmdprio_percentage", V::PerDirU64(d)) => {
             set_dirs(&mut spec.cmdprio_percentage, map3(d, |v| v.min(100) as u8))
         }

@@ -282,6 +282,13 @@ pub struct JobSpec {
     /// Default: 0.
     pub cmdprio: PerDir<u8>,
     pub nice: i8,
+    /// CPUs the job may run on (`cpumask`, `cpus_allowed`; the later
+    /// wins); None = any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpus_allowed: Option<Vec<u32>>,
+    /// `cpus_allowed_policy=split`: each job takes one CPU of the set.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cpus_split: bool,
 
     pub random_distribution: RandomDistribution,
     /// Optional second float of zipf/pareto/normal (`zipf:1.2:0.25`).
@@ -310,6 +317,21 @@ pub struct JobSpec {
 }
 
 impl JobSpec {
+    /// The one CPU the job runs on, if its affinity names one: a set of a
+    /// single CPU, or under `cpus_allowed_policy=split` the CPU of the set
+    /// that fio gives the job, the (`job_index` mod size)-th (fio counts
+    /// its jobs across the file, clones included). None: the job may run
+    /// on several CPUs.
+    pub fn pinned_cpu(&self, job_index: u32) -> Option<u32> {
+        let set = self.cpus_allowed.as_deref()?;
+        match set.len() {
+            0 => None,
+            1 => Some(set[0]),
+            n if self.cpus_split => Some(set[job_index as usize % n]),
+            _ => None,
+        }
+    }
+
     /// A job with fio's defaults.
     pub fn with_defaults(name: &str, file: &str, line: usize) -> Self {
         JobSpec {
@@ -367,6 +389,8 @@ impl JobSpec {
             cmdprio_class: PerDir::all(PrioClass::Rt),
             cmdprio: PerDir::all(0),
             nice: 0,
+            cpus_allowed: None,
+            cpus_split: false,
             random_distribution: RandomDistribution::Random,
             random_center: None,
             norandommap: false,

@@ -555,3 +555,43 @@ fn empty_and_global_only_files() {
         vec![("bs".to_string(), "8k".to_string())]
     );
 }
+
+#[test]
+fn cpu_affinity_is_read_and_pins_a_job_to_one_cpu() {
+    let jf = parse_str(
+        "[global]\ncpumask=8\n[a]\n[b]\ncpus_allowed=0,2-3\ncpus_allowed_policy=split\n[c]\ncpus_allowed=1-2\n",
+        "jobs.fio",
+        &no_env,
+    )
+    .unwrap();
+    let (a, b, c) = (job(&jf, "a"), job(&jf, "b"), job(&jf, "c"));
+    assert_eq!(a.cpus_allowed.as_deref(), Some(&[3][..]));
+    assert_eq!(a.pinned_cpu(0), Some(3));
+    // Split: the job's index in the file picks a CPU of the set.
+    assert_eq!(b.cpus_allowed.as_deref(), Some(&[0, 2, 3][..]));
+    assert_eq!((b.pinned_cpu(1), b.pinned_cpu(4)), (Some(2), Some(2)));
+    // Shared over two CPUs: not pinned to either.
+    assert_eq!(c.pinned_cpu(2), None);
+    assert_eq!(JobSpec::with_defaults("d", "f", 1).pinned_cpu(0), None);
+}
+
+#[test]
+fn a_cpu_set_that_names_no_cpu_is_an_error_at_its_line() {
+    for (text, msg) in [
+        (
+            "[job]\ncpumask=0\n",
+            "jobs.fio:2: option 'cpumask': mask 0 allows no CPU",
+        ),
+        (
+            "[job]\n\ncpus_allowed=3-1\n",
+            "jobs.fio:3: option 'cpus_allowed': range '3-1' in '3-1' runs backwards",
+        ),
+        (
+            "[job]\ncpus_allowed_policy=spread\n",
+            "jobs.fio:2: option 'cpus_allowed_policy': value 'spread' is not one of: shared, split",
+        ),
+    ] {
+        let e = parse_str(text, "jobs.fio", &no_env).unwrap_err();
+        assert_eq!(e.to_string(), msg);
+    }
+}

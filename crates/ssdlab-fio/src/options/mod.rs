@@ -49,6 +49,10 @@ pub enum Kind {
     Distribution,
     /// `:`-separated percentiles, at most `max`.
     Percentiles { max: usize },
+    /// A CPU set as a bit mask (`cpumask`).
+    CpuMask,
+    /// A CPU set as a list of CPUs and ranges (`cpus_allowed`).
+    CpuList,
     /// Accepted and kept in the report, with no effect in the simulator.
     Ignored,
     /// A fio option ssdlab does not implement: rejected (never silently ignored).
@@ -94,6 +98,7 @@ pub(crate) enum Value {
     Engine(IoEngine),
     Dist(RandomDistribution, Option<f64>),
     Floats(Vec<f64>),
+    Cpus(Vec<u32>),
     /// Ignored option: nothing to store.
     Nothing,
 }
@@ -185,6 +190,8 @@ pub(crate) fn parse_value(kind: Kind, raw: Option<&str>, kb_base: u32) -> VResul
             Value::Dist(d, c)
         }
         Kind::Percentiles { max } => Value::Floats(values::parse_percentiles(&need(raw)?, max)?),
+        Kind::CpuMask => Value::Cpus(values::parse_cpu_mask(&need(raw)?)?),
+        Kind::CpuList => Value::Cpus(values::parse_cpu_list(&need(raw)?)?),
         Kind::Ignored | Kind::Unsupported => Value::Nothing,
     })
 }

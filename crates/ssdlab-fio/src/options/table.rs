@@ -323,6 +323,25 @@ pub(super) static OPTIONS: &[OptionDef] = &[
         Kind::Int { min: 0, max: 3 },
         "I/O priority class: 1 RT, 2 BE, 3 IDLE",
     ),
+    // CPU affinity
+    opt(
+        "cpumask",
+        NO,
+        Kind::CpuMask,
+        "CPUs the job may run on, as a bit mask",
+    ),
+    opt(
+        "cpus_allowed",
+        NO,
+        Kind::CpuList,
+        "CPUs the job may run on, as a list (0,5,8-15)",
+    ),
+    opt(
+        "cpus_allowed_policy",
+        NO,
+        Kind::Choice(&["shared", "split"]),
+        "shared: every job may use the whole set; split: each job one CPU of it",
+    ),
     opt(
         "nice",
         NO,
@@ -423,9 +442,6 @@ pub(super) static OPTIONS: &[OptionDef] = &[
         IGN,
         "invalidate page cache before starting",
     ),
-    opt("cpus_allowed", NO, IGN, "CPU affinity"),
-    opt("cpumask", NO, IGN, "CPU affinity mask"),
-    opt("cpus_allowed_policy", NO, IGN, "CPU affinity policy"),
     opt("disable_slat", NO, IGN, "do not measure submission latency"),
     opt("disable_clat", NO, IGN, "do not measure completion latency"),
     opt("disable_lat", NO, IGN, "do not measure total latency"),

@@ -1,8 +1,11 @@
 //! Parsing of option values: integers, booleans, sizes (k/m/g/t/p with
 //! `kb_base`), percentages, times, per-direction lists, ranges, bssplit,
-//! rw modes, engines, random distributions and float lists.
+//! rw modes, engines, random distributions, float lists and CPU sets.
 
 use crate::spec::{IoEngine, RandomDistribution, RwMode, SizeSpec};
+
+mod cpus;
+pub(crate) use cpus::{parse_cpu_list, parse_cpu_mask};
 
 /// Why a value was rejected: malformed, or well-formed but out of range.
 #[derive(Clone, Debug, PartialEq, Eq)]

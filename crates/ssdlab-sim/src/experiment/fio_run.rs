@@ -4,7 +4,7 @@
 use super::stats::JobStats;
 use crate::engine::Ns;
 use crate::error::InputError;
-use crate::host::{BlockLayer, HostConfig, HostCounters};
+use crate::host::{BlockLayer, CpuPlan, HostConfig, HostCounters};
 use crate::kernel::{Device, Simulation};
 use crate::sched;
 use crate::ssd::config::SsdConfig;
@@ -84,11 +84,12 @@ pub fn prepare_with_sources(
         .map_err(|e| InputError::invalid("--scheduler", e.to_string()))?;
     check_device(jobfile, &setup.device)?;
     let mut dev = SimSsd::new(setup.device.clone(), setup.seed, setup.check);
-    let block = BlockLayer::new(setup.host.clone(), sched, &dev.info());
+    let mut block = BlockLayer::new(setup.host.clone(), sched, &dev.info());
     // The jobs are checked against the device (sizes, regions) before the
     // preconditioning, which can take minutes, so that a bad job file fails
     // at once.
-    let jobs = build_jobs(jobfile, &block, setup, sources)?;
+    let mut jobs = build_jobs(jobfile, &block, setup, sources)?;
+    place_on_cpus(&mut jobs, &mut block, setup.host.hw_queues);
     let recipe = setup.precondition.recipe(setup.occupancy);
     let pre = precondition(&mut dev, &recipe, setup.seed)?;
     let workload = FioWorkload::new(jobs).with_page_cache(&setup.host, block.device_bytes());
@@ -247,6 +248,17 @@ fn job_option_error(spec: &JobSpec, key: &str, message: String) -> InputError {
         field: format!("job '{}': {key}", spec.name),
         message,
     }
+}
+
+/// Puts each job on its CPU (fio's affinity options) and each hardware
+/// queue on the CPU that serves it.
+fn place_on_cpus(jobs: &mut [FioJob], block: &mut BlockLayer, hw_queues: u32) {
+    let pins: Vec<Option<u32>> = jobs.iter().map(|j| j.spec.pinned_cpu(j.index)).collect();
+    let plan = CpuPlan::new(&pins, hw_queues);
+    for (job, cpu) in jobs.iter_mut().zip(&plan.job_cpus) {
+        job.run_on(cpu.clone());
+    }
+    block.use_cpus(&plan);
 }
 
 fn build_jobs(

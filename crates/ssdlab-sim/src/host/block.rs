@@ -2,6 +2,7 @@
 //! dispatch on a hardware queue → device → completion → bios end.
 
 use super::config::HostConfig;
+use super::cpus::{CpuClock, CpuPlan};
 use super::tag_wait::TagWaiters;
 use crate::engine::{Ns, Timers};
 use crate::kernel::DeviceInfo;
@@ -101,7 +102,10 @@ pub struct BlockLayer {
     /// Dispatched by the scheduler, waiting for a driver slot on their queue.
     parked: Vec<VecDeque<Request>>,
     device_inflight: Vec<u32>,
-    cpu_busy: Vec<Ns>,
+    /// Each hardware queue's CPU.
+    queue_cpus: Vec<CpuClock>,
+    /// Each job's hardware queue (empty: job mod `hw_queues`).
+    job_queues: Vec<u32>,
     tracked: FxHashMap<u64, Tracked>,
     next_rid: RequestId,
     timer_gen: u32,
@@ -124,7 +128,8 @@ impl BlockLayer {
             unblocked: Vec::new(),
             parked: vec![VecDeque::new(); hqs],
             device_inflight: vec![0; hqs],
-            cpu_busy: vec![0; hqs],
+            queue_cpus: (0..hqs).map(|_| CpuClock::default()).collect(),
+            job_queues: Vec::new(),
             tracked: FxHashMap::default(),
             next_rid: 1,
             timer_gen: 0,
@@ -185,8 +190,17 @@ impl BlockLayer {
         self.tracked.is_empty() && self.tag_waiters.iter().all(TagWaiters::is_empty)
     }
 
+    /// Runs the queues' work on the CPUs of `plan` (jobs pinned to CPUs).
+    pub fn use_cpus(&mut self, plan: &CpuPlan) {
+        self.queue_cpus = plan.queue_cpus.clone();
+        self.job_queues = plan.job_queues.clone();
+    }
+
     fn hq_of(&self, bio: &Bio) -> u32 {
-        bio.job % self.cfg.hw_queues
+        match self.job_queues.get(bio.job as usize) {
+            Some(q) => *q,
+            None => bio.job % self.cfg.hw_queues,
+        }
     }
 
     /// A bio enters the block layer at `now` (its submission cost paid).
@@ -289,9 +303,7 @@ impl BlockLayer {
 
     /// The queue's CPU sets up the command and rings the doorbell.
     fn send<Q: Timers<HostEvent>>(&mut self, mut rq: Request, hq: usize, now: Ns, q: &mut Q) {
-        let start = self.cpu_busy[hq].max(now);
-        self.cpu_busy[hq] = start + self.cfg.costs.dispatch_ns;
-        rq.dispatch_ns = self.cpu_busy[hq];
+        rq.dispatch_ns = self.queue_cpus[hq].run(now, self.cfg.costs.dispatch_ns);
         let (at, rid, empty_flush) = (rq.dispatch_ns, rq.id, rq.is_empty_flush());
         let t = self
             .tracked
@@ -375,14 +387,14 @@ impl BlockLayer {
     pub fn device_completed<Q: Timers<HostEvent>>(&mut self, c: IoCompletion, q: &mut Q) {
         let hq = self.tracked[&c.id].hq as usize;
         let costs = &self.cfg.costs;
-        let deep_idle = costs.idle_exit_ns > 0 && c.time > self.cpu_busy[hq] + costs.idle_after_ns;
-        let start = if deep_idle {
-            c.time + costs.idle_exit_ns
+        let cpu = &self.queue_cpus[hq];
+        let deep_idle = costs.idle_exit_ns > 0 && c.time > cpu.busy_until() + costs.idle_after_ns;
+        let end = if deep_idle {
+            cpu.run_from(c.time + costs.idle_exit_ns, costs.complete_ns)
         } else {
-            self.cpu_busy[hq].max(c.time)
+            cpu.run(c.time, costs.complete_ns)
         };
-        self.cpu_busy[hq] = start + self.cfg.costs.complete_ns;
-        q.schedule(self.cpu_busy[hq], HostEvent::RequestDone(request_id(c.id)));
+        q.schedule(end, HostEvent::RequestDone(request_id(c.id)));
     }
 
     fn request_done<Q: Timers<HostEvent>>(&mut self, rid: u64, now: Ns, q: &mut Q) {

@@ -6,9 +6,11 @@
 
 mod block;
 mod config;
+mod cpus;
 pub mod page_cache;
 mod tag_wait;
 
 pub use block::{Bio, BioDone, BlockLayer, HostCounters, HostEvent, RequestId};
 pub use config::{HostConfig, HostCosts, PAGE_BYTES};
+pub use cpus::{CpuClock, CpuPlan};
 pub use page_cache::{PageCache, PageCacheConfig, PageCacheCounters};

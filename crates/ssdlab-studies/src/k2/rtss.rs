@@ -36,7 +36,8 @@ pub struct RtssRow {
 /// The benchmark's job file for one mode and block size.
 pub fn job_text(mode: &str, bs: &str, runtime_s: u64) -> String {
     let mut t = format!(
-        "; K2 benchmark set-up (TUD-OS/k2-benchmarks; Miemietz et al., RTSS 2019)\n[global]\nioengine=libaio\ndirect=1\n\
+        "; K2 benchmark set-up (TUD-OS/k2-benchmarks; Miemietz et al., RTSS 2019),\n\
+; every job on CPU 3 as bin/micro/lat_bench.fio pins them\n[global]\nioengine=libaio\ndirect=1\ncpumask=8\n\
 bs={bs}\nrw={mode}\ntime_based\nruntime={runtime_s}s\n"
     );
     for (i, off) in ["0%", "15%", "30%"].iter().enumerate() {

@@ -6,7 +6,7 @@
 //! fio crate's `IoGenerator`.
 
 use crate::engine::Ns;
-use crate::host::{Bio, BioDone, HostCosts};
+use crate::host::{Bio, BioDone, CpuClock, HostCosts};
 use crate::sched::{Dir, IoClass, IoPrio};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -120,7 +120,8 @@ pub struct FioJob {
     next_allowed: [Ns; 3],
     held: Option<SourcedIo>,
     syncs: SyncPlan,
-    cpu_busy: Ns,
+    /// The CPU the job's submissions run on.
+    cpu: CpuClock,
     pub(crate) blocked: bool,
     wake_pending: Option<Ns>,
     rng: ChaCha8Rng,
@@ -213,7 +214,7 @@ impl FioJob {
                 at_end: spec.end_fsync,
                 ..SyncPlan::default()
             },
-            cpu_busy: 0,
+            cpu: CpuClock::default(),
             blocked: false,
             wake_pending: None,
             rng: ChaCha8Rng::seed_from_u64(job_seed ^ 0xc0ff_ee00),
@@ -237,6 +238,12 @@ impl FioJob {
         self.source.report()
     }
 
+    /// Runs the job's submissions on `cpu` (shared with the jobs pinned to
+    /// the same CPU).
+    pub fn run_on(&mut self, cpu: CpuClock) {
+        self.cpu = cpu;
+    }
+
     /// Starts the job at `now` (its group's turn has come); returns when it
     /// should first try to issue.
     pub fn start(&mut self, now: Ns) -> Ns {
@@ -246,7 +253,6 @@ impl FioJob {
             self.end_ns = Some(self.ramp_end_ns + self.spec.runtime_ns);
         }
         self.state = JobState::Running;
-        self.cpu_busy = self.start_ns;
         self.next_allowed = [self.start_ns; 3];
         self.start_ns
     }
@@ -433,9 +439,9 @@ impl FioJob {
             issue_ns: now,
             submit_ns: 0,
         };
-        self.cpu_busy = self.cpu_busy.max(now) + self.submit_ns;
+        let at = self.cpu.run(now, self.submit_ns);
         self.to_submit.push_back(bio);
-        out.push(JobAction::Submit { at: self.cpu_busy });
+        out.push(JobAction::Submit { at });
     }
 
     /// The job's priority, or per I/O the cmdprio one (cmdprio_percentage).

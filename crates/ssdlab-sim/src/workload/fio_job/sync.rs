@@ -80,9 +80,9 @@ impl FioJob {
             issue_ns: now,
             submit_ns: 0,
         };
-        self.cpu_busy = self.cpu_busy.max(now) + self.submit_ns;
+        let at = self.cpu.run(now, self.submit_ns);
         self.to_submit.push_back(bio);
-        out.push(JobAction::Submit { at: self.cpu_busy });
+        out.push(JobAction::Submit { at });
     }
 
     /// Counts a write towards the next fsync.
