@@ -396,7 +396,15 @@ fn check_k2(rw: &str, mode: RwMode, jf: &JobFile) {
     assert_eq!(opt(rt, "ioengine"), Some("psync"));
     assert_eq!(opt(rt, "rw"), Some(rw));
     let gkeys: Vec<&str> = jf.global_options.iter().map(|(k, _)| k.as_str()).collect();
-    for k in ["ioengine", "direct", "bs", "rw", "time_based", "runtime"] {
+    for k in [
+        "ioengine",
+        "direct",
+        "cpumask",
+        "bs",
+        "rw",
+        "time_based",
+        "runtime",
+    ] {
         assert!(gkeys.contains(&k), "{k}");
     }
 }

@@ -32,7 +32,9 @@ pub(crate) fn parse_cpu_mask(s: &str) -> VResult<Vec<u32>> {
 /// `cpus_allowed`: comma-separated CPUs and `lo-hi` ranges, sorted and
 /// without repeats.
 pub(crate) fn parse_cpu_list(s: &str) -> VResult<Vec<u32>> {
-    let mut cpus = Vec::new();
+    // A set of bits, so that a list repeating wide ranges costs no more
+    // memory than one naming each CPU once.
+    let mut allowed = vec![false; MAX_CPU as usize + 1];
     for part in s.split(',').map(str::trim) {
         let (lo, hi) = match part.split_once('-') {
             Some((a, b)) => (cpu_index(a, s)?, cpu_index(b, s)?),
@@ -44,11 +46,9 @@ pub(crate) fn parse_cpu_list(s: &str) -> VResult<Vec<u32>> {
         if lo > hi {
             return malformed(format!("range '{part}' in '{s}' runs backwards"));
         }
-        cpus.extend(lo..=hi);
+        allowed[lo as usize..=hi as usize].fill(true);
     }
-    cpus.sort_unstable();
-    cpus.dedup();
-    Ok(cpus)
+    Ok((0..=MAX_CPU).filter(|&c| allowed[c as usize]).collect())
 }
 
 fn cpu_index(p: &str, whole: &str) -> VResult<u32> {
