@@ -112,7 +112,8 @@ fn preamble(opts: &StudyOptions, run: &runner::StudyRun) -> String {
     let pre = grid::PRECONDITION;
     let full = full_state(opts.full_precondition);
     format!(
-        "Device `{}`, {host}, K2 study job files (`examples/k2/`), seed {}. \
+        "Device `{}`, {host}, K2 study job files (`examples/k2/`: the four jobs on one CPU, \
+`cpumask=8`, as the K2 authors' benchmark pins them), seed {}. \
 Runs of {} s (partially occupied: 50% of the logical space, preconditioning `{pre}`) and {} s \
 (fully occupied: {full}), \
 {} repetition(s) per point, averaged. {} repetitions computed, {} taken from the cache.\n\n\
