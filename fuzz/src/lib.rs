@@ -8,7 +8,7 @@
 //! allocation is a bug.
 
 use ssdlab_fio::{IoGenerator, JobFile, ParseOptions};
-use ssdlab_sim::host::HostConfig;
+use ssdlab_sim::host::{CpuPlan, HostConfig};
 use ssdlab_sim::preset::Preset;
 use ssdlab_sim::sched::{Dir, IoClass, IoPrio, Request, Scheduler};
 use ssdlab_sim::ssd::device::SimSsd;
@@ -80,10 +80,17 @@ pub fn fio_job(data: &[u8]) {
     }
 }
 
-/// As `fio_run::build_jobs`: the size checks, then `FioJob::new`.
+/// As `fio_run::build_jobs`: the size checks, then `FioJob::new`; then each
+/// job on its CPU, as `fio_run::place_on_cpus`.
 fn build_jobs(jf: &JobFile) {
     let bytes = device_bytes();
     let costs = HostConfig::default().costs;
+    let pins: Vec<Option<u32>> = (0..)
+        .zip(jf.jobs.iter().take(MAX_BUILT_JOBS))
+        .map(|(i, spec)| spec.pinned_cpu(i))
+        .collect();
+    let plan = CpuPlan::new(&pins, 4);
+    assert_eq!(plan.job_cpus.len(), pins.len());
     for (i, spec) in jf.jobs.iter().take(MAX_BUILT_JOBS).enumerate() {
         let region = spec.region(bytes);
         if spec.min_bs() > bytes || region.1 < spec.min_bs() {

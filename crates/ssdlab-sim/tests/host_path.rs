@@ -1,8 +1,8 @@
 //! The blk-mq path against the simulated device: tags, dispatch bounds,
 //! priorities, merging; every bio ends exactly once.
 
-use ssdlab_sim::engine::Ns;
-use ssdlab_sim::host::{Bio, BioDone, BlockLayer, HostConfig, HostCounters};
+use ssdlab_sim::engine::{Ns, Timers};
+use ssdlab_sim::host::{Bio, BioDone, BlockLayer, CpuPlan, HostConfig, HostCounters, HostEvent};
 use ssdlab_sim::kernel::{Ctx, Device, Simulation, WorkEvent, Workload};
 use ssdlab_sim::sched::{self, Dir, IoClass, IoPrio};
 use ssdlab_sim::ssd::config::SsdConfig;
@@ -221,4 +221,33 @@ fn writes_and_reads_through_the_host_keep_data_integrity() {
         h.run_until_idle();
     }
     assert_eq!(h.done.len(), 640);
+}
+
+/// Timers that only collect what is scheduled.
+struct Collect(Vec<(Ns, HostEvent)>);
+
+impl Timers<HostEvent> for Collect {
+    fn schedule(&mut self, at: Ns, event: HostEvent) {
+        self.0.push((at, event));
+    }
+}
+
+#[test]
+fn a_pinned_job_waits_for_tags_on_its_cpus_queue() {
+    // Job 0 pinned to CPU 1 submits to queue 1 of 2, not to queue 0.
+    let host = HostConfig {
+        hw_queues: 2,
+        nr_requests: 2,
+        ..HostConfig::default()
+    };
+    let cfg = SsdConfig::load("seed004").unwrap();
+    let dev = SimSsd::new(cfg, 1, false);
+    let mut block = BlockLayer::new(host, sched::build("mq-deadline").unwrap(), &dev.info());
+    block.use_cpus(&CpuPlan::new(&[Some(1)], 2));
+    let mut q = Collect(Vec::new());
+    let taken: Vec<bool> = (0..3u64)
+        .map(|i| block.submit_bio(Harness::bio(i, 0, Dir::Read, i * 4096, BE), 0, &mut q))
+        .collect();
+    assert_eq!(taken, vec![true, true, false], "two tags, then a wait");
+    assert!(block.waiting_for_tag(0), "the job's bio waits on queue 1");
 }

@@ -197,9 +197,15 @@ impl BlockLayer {
     }
 
     fn hq_of(&self, bio: &Bio) -> u32 {
-        match self.job_queues.get(bio.job as usize) {
+        self.hq_of_job(bio.job)
+    }
+
+    /// The hardware queue a job (or another bio source) submits to: its
+    /// CPU's under a CPU plan, else job mod `hw_queues`.
+    fn hq_of_job(&self, job: u32) -> u32 {
+        match self.job_queues.get(job as usize) {
             Some(q) => *q,
-            None => bio.job % self.cfg.hw_queues,
+            None => job % self.cfg.hw_queues,
         }
     }
 
@@ -448,7 +454,7 @@ impl BlockLayer {
 
     /// Whether a bio of `job` waits for a tag (the job is blocked while one does).
     pub fn waiting_for_tag(&self, job: u32) -> bool {
-        let hq = job % self.cfg.hw_queues;
+        let hq = self.hq_of_job(job);
         self.tag_waiters[hq as usize].is_waiting(job)
     }
 
