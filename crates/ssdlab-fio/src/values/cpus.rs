@@ -19,7 +19,7 @@ pub(crate) fn parse_cpu_mask(s: &str) -> VResult<Vec<u32>> {
     let mask = match parse_int(s)? {
         m if m > i64::from(u32::MAX) => {
             return out_of_range(format!(
-                "mask '{s}' is wider than 32 bits, all fio reads of it; name CPUs 32 and above with cpus_allowed"
+                "mask '{s}' is wider than the 32 bits fio reads; name CPUs 32 and above with cpus_allowed"
             ))
         }
         m => m as u32,
