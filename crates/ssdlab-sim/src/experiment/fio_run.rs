@@ -89,7 +89,7 @@ pub fn prepare_with_sources(
     // preconditioning, which can take minutes, so that a bad job file fails
     // at once.
     let mut jobs = build_jobs(jobfile, &block, setup, sources)?;
-    place_on_cpus(&mut jobs, &mut block, setup.host.hw_queues);
+    place_on_cpus(&mut jobs, &mut block);
     let recipe = setup.precondition.recipe(setup.occupancy);
     let pre = precondition(&mut dev, &recipe, setup.seed)?;
     let workload = FioWorkload::new(jobs).with_page_cache(&setup.host, block.device_bytes());
@@ -252,9 +252,9 @@ fn job_option_error(spec: &JobSpec, key: &str, message: String) -> InputError {
 
 /// Puts each job on its CPU (fio's affinity options) and each hardware
 /// queue on the CPU that serves it.
-fn place_on_cpus(jobs: &mut [FioJob], block: &mut BlockLayer, hw_queues: u32) {
+fn place_on_cpus(jobs: &mut [FioJob], block: &mut BlockLayer) {
     let pins: Vec<Option<u32>> = jobs.iter().map(|j| j.spec.pinned_cpu(j.index)).collect();
-    let plan = CpuPlan::new(&pins, hw_queues);
+    let plan = CpuPlan::new(&pins, block.config().hw_queues);
     for (job, cpu) in jobs.iter_mut().zip(&plan.job_cpus) {
         job.run_on(cpu.clone());
     }

@@ -2,7 +2,7 @@
 //! dispatch on a hardware queue → device → completion → bios end.
 
 use super::config::HostConfig;
-use super::cpus::{CpuClock, CpuPlan};
+use super::cpus::{default_queue, CpuClock, CpuPlan};
 use super::tag_wait::TagWaiters;
 use crate::engine::{Ns, Timers};
 use crate::kernel::DeviceInfo;
@@ -196,16 +196,12 @@ impl BlockLayer {
         self.job_queues = plan.job_queues.clone();
     }
 
-    fn hq_of(&self, bio: &Bio) -> u32 {
-        self.hq_of_job(bio.job)
-    }
-
     /// The hardware queue a job (or another bio source) submits to: its
-    /// CPU's under a CPU plan, else job mod `hw_queues`.
-    fn hq_of_job(&self, job: u32) -> u32 {
+    /// CPU's under a CPU plan, else the default spread.
+    fn queue_of(&self, job: u32) -> u32 {
         match self.job_queues.get(job as usize) {
             Some(q) => *q,
-            None => job % self.cfg.hw_queues,
+            None => default_queue(job, self.cfg.hw_queues),
         }
     }
 
@@ -222,7 +218,7 @@ impl BlockLayer {
             }
             return true;
         }
-        let hq = self.hq_of(&bio);
+        let hq = self.queue_of(bio.job);
         // As the tag allocator: a bio with a free tag within its depth limit
         // takes it, even while bios under a tighter limit sleep.
         if !self.tag_free(&bio, hq) {
@@ -454,7 +450,7 @@ impl BlockLayer {
 
     /// Whether a bio of `job` waits for a tag (the job is blocked while one does).
     pub fn waiting_for_tag(&self, job: u32) -> bool {
-        let hq = self.hq_of_job(job);
+        let hq = self.queue_of(job);
         self.tag_waiters[hq as usize].is_waiting(job)
     }
 

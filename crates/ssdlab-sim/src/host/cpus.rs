@@ -39,6 +39,12 @@ impl CpuClock {
     }
 }
 
+/// The hardware queue of a bio source with no CPU of its own in a plan
+/// (an unpinned job, the page cache's flusher): spread by index.
+pub fn default_queue(source: u32, hw_queues: u32) -> u32 {
+    source % hw_queues.max(1)
+}
+
 /// Which CPU each job and each hardware queue runs on.
 #[derive(Debug)]
 pub struct CpuPlan {
@@ -69,7 +75,7 @@ impl CpuPlan {
                 }
                 None => {
                     job_cpus.push(CpuClock::default());
-                    job_queues.push(i as u32 % hw_queues);
+                    job_queues.push(default_queue(i as u32, hw_queues));
                 }
             }
         }

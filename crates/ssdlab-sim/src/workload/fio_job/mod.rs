@@ -439,6 +439,11 @@ impl FioJob {
             issue_ns: now,
             submit_ns: 0,
         };
+        self.submit(bio, now, out);
+    }
+
+    /// Pays a bio's submission on the job's CPU, then hands it over.
+    fn submit(&mut self, bio: Bio, now: Ns, out: &mut Vec<JobAction>) {
         let at = self.cpu.run(now, self.submit_ns);
         self.to_submit.push_back(bio);
         out.push(JobAction::Submit { at });

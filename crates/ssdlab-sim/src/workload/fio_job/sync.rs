@@ -80,9 +80,7 @@ impl FioJob {
             issue_ns: now,
             submit_ns: 0,
         };
-        let at = self.cpu.run(now, self.submit_ns);
-        self.to_submit.push_back(bio);
-        out.push(JobAction::Submit { at });
+        self.submit(bio, now, out);
     }
 
     /// Counts a write towards the next fsync.
