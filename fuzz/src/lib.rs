@@ -8,9 +8,10 @@
 //! allocation is a bug.
 
 use ssdlab_fio::{IoGenerator, JobFile, ParseOptions};
+use ssdlab_protocol::Dir;
 use ssdlab_sim::host::{CpuPlan, HostConfig};
 use ssdlab_sim::preset::Preset;
-use ssdlab_sim::sched::{Dir, IoClass, IoPrio, Request, Scheduler};
+use ssdlab_sim::sched::{IoClass, IoPrio, Request, Scheduler};
 use ssdlab_sim::ssd::device::SimSsd;
 use ssdlab_sim::ssd::layout::Layout;
 use ssdlab_sim::workload::fio_job::{FioJob, IoSource};

@@ -9,7 +9,8 @@
 use serde_json::{Map, Number, Value};
 
 use crate::hist::FioHistogram;
-use crate::stats::{Dir, DirStats, GroupRunStats, IoStat, JobReport, Report};
+use crate::stats::{DirStats, GroupRunStats, IoStat, JobReport, Report};
+use ssdlab_protocol::Dir;
 
 /// Options fio-plot needs in job or global options, with fio's defaults.
 const REQUIRED_OPTIONS: [(&str, &[&str], &str); 4] = [

@@ -30,7 +30,6 @@ pub use hist::{
 };
 pub use sampler::{SampleSeries, SampleWindow, Sampler, FIO_DEFAULT_AVG_TIME_NS};
 pub use stats::{
-    merge_jobs, Dir, DirStats, GroupRunStats, IoDepthDist, IoPrio, IoStat, JobReport, PrioStats,
-    Report,
+    merge_jobs, DirStats, GroupRunStats, IoDepthDist, IoPrio, IoStat, JobReport, PrioStats, Report,
 };
 pub use text::{num2str, N2sUnit};

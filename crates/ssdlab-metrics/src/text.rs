@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use crate::hist::FioHistogram;
 use crate::json::{calc_dist, calc_lat, job_lat_dist};
-use crate::stats::{Dir, GroupRunStats, IoStat, JobReport, Report};
+use crate::stats::{GroupRunStats, IoStat, JobReport, Report};
+use ssdlab_protocol::Dir;
 
 const SIG_FIGS: usize = 4;
 

@@ -3,6 +3,7 @@ mod common;
 use common::{read_job, report};
 use serde_json::{json, Value};
 use ssdlab_metrics::*;
+use ssdlab_protocol::Dir;
 
 const DIR_KEYS: [&str; 26] = [
     "io_bytes",

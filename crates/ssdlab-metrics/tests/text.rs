@@ -3,6 +3,7 @@ mod common;
 use common::{read_job, report};
 use serde_json::json;
 use ssdlab_metrics::*;
+use ssdlab_protocol::Dir;
 
 #[test]
 fn num2str_matches_fio() {

@@ -6,20 +6,9 @@ mod calendar;
 
 use calendar::Calendar;
 
-/// Simulated time in nanoseconds.
-pub type Ns = u64;
-
-/// The longest simulated time (100 years). Job files and traces refuse
-/// times beyond it, and a run whose clock would pass it stops with an error,
-/// so sums of times never overflow the clock.
-pub const MAX_TIME_NS: Ns = ssdlab_fio::MAX_TIME_NS;
-const _: () = assert!(ssdlab_fio::MAX_TIME_NS == ssdlab_trace::MAX_TIME_NS);
-
-/// Anything that can schedule device events. The device never owns the clock:
-/// it is handed `now` and a place to put future events.
-pub trait Timers<E> {
-    fn schedule(&mut self, at: Ns, event: E);
-}
+pub use ssdlab_protocol::{Ns, Timers, MAX_TIME_NS};
+const _: () = assert!(ssdlab_fio::MAX_TIME_NS == MAX_TIME_NS);
+const _: () = assert!(ssdlab_trace::MAX_TIME_NS == MAX_TIME_NS);
 
 /// The event queue (a calendar queue: `calendar.rs`). `now` only moves
 /// forward.

@@ -4,11 +4,12 @@
 //! write-back, erasing blocks as they open, array-time spread and the
 //! host's deep-idle exit.
 
-use ssdlab_sim::engine::Ns;
+use ssdlab_protocol::Ns;
+use ssdlab_protocol::{Dir, IoCommand};
 use ssdlab_sim::experiment::closed_loop::ClosedLoop;
 use ssdlab_sim::kernel::Simulation;
 use ssdlab_sim::ssd::config::{MapJournal, ReadAhead, SsdConfig};
-use ssdlab_sim::ssd::device::{DeviceStats, Dir, IoCommand, SimSsd};
+use ssdlab_sim::ssd::device::{DeviceStats, SimSsd};
 use ssdlab_sim::ssd::precondition::{precondition, Precondition};
 use ssdlab_sim::workload::script::CommandScript;
 

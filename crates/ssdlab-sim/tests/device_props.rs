@@ -3,9 +3,10 @@
 //! written; every command completes and the device drains.
 
 use proptest::prelude::*;
+use ssdlab_protocol::{Dir, IoCommand};
 use ssdlab_sim::kernel::Simulation;
 use ssdlab_sim::ssd::config::{SlcCache, SsdConfig, Suspend};
-use ssdlab_sim::ssd::device::{Dir, IoCommand, SimSsd};
+use ssdlab_sim::ssd::device::SimSsd;
 use ssdlab_sim::ssd::precondition::{precondition, Precondition};
 use ssdlab_sim::workload::script::CommandScript;
 

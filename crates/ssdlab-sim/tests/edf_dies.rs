@@ -2,11 +2,12 @@
 //! work without one, reads and programs alike, and work without deadlines
 //! is served exactly as the default `priority` order serves it.
 
-use ssdlab_sim::engine::Ns;
+use ssdlab_protocol::Lpn;
+use ssdlab_protocol::Ns;
+use ssdlab_protocol::{Dir, IoCommand};
 use ssdlab_sim::kernel::Simulation;
 use ssdlab_sim::ssd::config::SsdConfig;
-use ssdlab_sim::ssd::device::{Dir, IoCommand, SimSsd};
-use ssdlab_sim::ssd::ids::Lpn;
+use ssdlab_sim::ssd::device::SimSsd;
 use ssdlab_sim::ssd::precondition::{precondition, Precondition};
 use ssdlab_sim::workload::script::CommandScript;
 

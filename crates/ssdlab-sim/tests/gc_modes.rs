@@ -3,13 +3,15 @@
 //! the invariant checker on.
 
 use rand::SeedableRng;
+use ssdlab_protocol::Dir;
+use ssdlab_protocol::Lpn;
 use ssdlab_sim::experiment::closed_loop::ClosedLoop;
 use ssdlab_sim::kernel::Simulation;
 use ssdlab_sim::ssd::config::SsdConfig;
-use ssdlab_sim::ssd::device::{Dir, SimSsd};
+use ssdlab_sim::ssd::device::SimSsd;
 use ssdlab_sim::ssd::ftl::{Ftl, Stream};
 use ssdlab_sim::ssd::gc::make_policy;
-use ssdlab_sim::ssd::ids::{BlockId, Lpn, PlaneId};
+use ssdlab_sim::ssd::ids::{BlockId, PlaneId};
 use ssdlab_sim::ssd::layout::Layout;
 use ssdlab_sim::ssd::precondition::{precondition, Precondition};
 

@@ -1,10 +1,12 @@
 //! The blk-mq path against the simulated device: tags, dispatch bounds,
 //! priorities, merging; every bio ends exactly once.
 
-use ssdlab_sim::engine::{Ns, Timers};
+use ssdlab_protocol::Device;
+use ssdlab_protocol::Dir;
+use ssdlab_protocol::{Ns, Timers};
 use ssdlab_sim::host::{Bio, BioDone, BlockLayer, CpuPlan, HostConfig, HostCounters, HostEvent};
-use ssdlab_sim::kernel::{Ctx, Device, Simulation, WorkEvent, Workload};
-use ssdlab_sim::sched::{self, Dir, IoClass, IoPrio};
+use ssdlab_sim::kernel::{Ctx, Simulation, WorkEvent, Workload};
+use ssdlab_sim::sched::{self, IoClass, IoPrio};
 use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::device::SimSsd;
 use ssdlab_sim::ssd::precondition::{precondition, Precondition};

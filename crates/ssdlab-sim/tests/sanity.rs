@@ -1,10 +1,12 @@
 //! The figures a storage engineer checks first, derived in docs/model.md.
 
+use ssdlab_protocol::Device;
+use ssdlab_protocol::Lpn;
+use ssdlab_protocol::{Dir, IoCommand, IoCompletion};
 use ssdlab_sim::experiment::closed_loop::{ClosedLoop, LoadResult};
-use ssdlab_sim::kernel::{Ctx, Device, Simulation, WorkEvent, Workload};
+use ssdlab_sim::kernel::{Ctx, Simulation, WorkEvent, Workload};
 use ssdlab_sim::ssd::config::SsdConfig;
-use ssdlab_sim::ssd::device::{Dir, IoCommand, IoCompletion, SimSsd};
-use ssdlab_sim::ssd::ids::Lpn;
+use ssdlab_sim::ssd::device::SimSsd;
 use ssdlab_sim::ssd::precondition::{precondition, Precondition};
 
 fn full_device(preset: &str) -> SimSsd {

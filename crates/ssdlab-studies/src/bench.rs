@@ -3,13 +3,14 @@
 
 use crate::peak_rss_mb;
 use serde::Serialize;
+use ssdlab_protocol::Dir;
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::experiment::closed_loop::{ClosedLoop, LoadFigures};
 use ssdlab_sim::experiment::fio_run::{self, RunSetup};
 use ssdlab_sim::kernel::Simulation;
 use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::config::SsdConfig;
-use ssdlab_sim::ssd::device::{DeviceCounters, Dir, SimSsd};
+use ssdlab_sim::ssd::device::{DeviceCounters, SimSsd};
 use ssdlab_sim::ssd::ftl::FtlCounters;
 use ssdlab_sim::ssd::precondition::{precondition, Precondition, PreconditionReport};
 use std::time::Instant;

@@ -12,9 +12,9 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
+use ssdlab_protocol::Lpn;
 use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::device::SimSsd;
-use ssdlab_sim::ssd::ids::Lpn;
 use ssdlab_sim::ssd::precondition::{precondition, FunctionalWriter, Precondition};
 
 /// Spare factors the validation runs at (share of physical space).

@@ -3,8 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Dir, IoPrio, JobReport, PrioStats};
+use super::{IoPrio, JobReport, PrioStats};
 use crate::hist::FioHistogram;
+use ssdlab_protocol::Dir;
 
 /// fio's `group_run_stats` for one group, per direction (index by
 /// [`Dir::index`]).

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use ssdlab_protocol::Dir;
 
 use crate::hist::{FioHistogram, DEFAULT_PERCENTILES};
 use crate::sampler::SampleSeries;
@@ -123,34 +124,6 @@ impl IoStat {
         } else {
             Some((self.min, self.max, self.mean, self.stddev()))
         }
-    }
-}
-
-/// I/O direction.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
-)]
-pub enum Dir {
-    #[default]
-    Read,
-    Write,
-    Trim,
-}
-
-impl Dir {
-    pub const ALL: [Dir; 3] = [Dir::Read, Dir::Write, Dir::Trim];
-
-    /// fio's name of the direction ("read", "write", "trim").
-    pub fn name(self) -> &'static str {
-        match self {
-            Dir::Read => "read",
-            Dir::Write => "write",
-            Dir::Trim => "trim",
-        }
-    }
-
-    pub fn index(self) -> usize {
-        self as usize
     }
 }
 

@@ -8,14 +8,15 @@
 //! its forward-map entry, a random access into a table far larger than the
 //! cache, is then in the cache by the time the command is decoded.
 
-use crate::engine::Ns;
-use crate::kernel::{Ctx, Device, Simulation, WorkEvent, Workload};
-use crate::ssd::device::{Dir, IoCommand, IoCompletion};
-use crate::ssd::ids::Lpn;
+use crate::kernel::{Ctx, Simulation, WorkEvent, Workload};
 use hdrhistogram::Histogram;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
+use ssdlab_protocol::Device;
+use ssdlab_protocol::Lpn;
+use ssdlab_protocol::Ns;
+use ssdlab_protocol::{Dir, IoCommand, IoCompletion};
 use std::collections::VecDeque;
 
 /// Addresses drawn ahead of their commands (see the module's note).

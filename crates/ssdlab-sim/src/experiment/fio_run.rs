@@ -2,10 +2,9 @@
 //! deterministic event loop, fio's statistics out.
 
 use super::stats::JobStats;
-use crate::engine::Ns;
 use crate::error::InputError;
 use crate::host::{BlockLayer, CpuPlan, HostConfig, HostCounters};
-use crate::kernel::{Device, Simulation};
+use crate::kernel::Simulation;
 use crate::sched;
 use crate::ssd::config::SsdConfig;
 use crate::ssd::device::{DeviceCounters, SimSsd};
@@ -16,6 +15,8 @@ use crate::workload::buffered::BufferedCounters;
 use crate::workload::fio::FioWorkload;
 use crate::workload::fio_job::{FioJob, IoSource};
 use ssdlab_fio::{JobFile, JobSpec};
+use ssdlab_protocol::Device;
+use ssdlab_protocol::Ns;
 use std::collections::BTreeMap;
 
 /// Everything a run needs besides the job file.

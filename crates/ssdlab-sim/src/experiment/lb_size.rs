@@ -7,12 +7,14 @@
 //! writes whole blocks; on page mapping the knee is where a request covers
 //! every die.
 
-use crate::kernel::{Ctx, Device, Simulation, WorkEvent, Workload};
-use crate::ssd::device::{Dir, IoCommand, IoCompletion};
-use crate::ssd::ids::Lpn;
+use crate::kernel::{Ctx, Simulation, WorkEvent, Workload};
+
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
+use ssdlab_protocol::Device;
+use ssdlab_protocol::Lpn;
+use ssdlab_protocol::{Dir, IoCommand, IoCompletion};
 
 /// Bytes each size writes at least (past a hybrid FTL's log capacity, so
 /// merges are paid), and at least this many requests.

@@ -2,15 +2,16 @@
 //! the host block layer, on any device model.
 
 use super::lb_size;
-use crate::engine::Ns;
 use crate::error::InputError;
 use crate::host::{BlockLayer, HostConfig, HostCounters};
-use crate::kernel::{Device, Simulation};
+use crate::kernel::Simulation;
 use crate::sched;
 use crate::ssd::config::{Mapping, SsdConfig};
 use crate::ssd::device::SimSsd;
 use crate::ssd::hybrid::HybridSsd;
 use crate::workload::postmark::{PostmarkFile, PostmarkReport, PostmarkWorkload};
+use ssdlab_protocol::Device;
+use ssdlab_protocol::Ns;
 use std::cell::Cell;
 use std::collections::BTreeMap;
 

@@ -1,11 +1,11 @@
 //! Per-job statistics of a run, kept in the fio-compatible shapes of
 //! `ssdlab-metrics`.
 
-use crate::engine::Ns;
 use crate::sched::IoClass;
 use crate::workload::fio_job::IoSample;
 use ssdlab_fio::JobSpec;
 use ssdlab_metrics::{self as m, JobReport, PrioStats, Sampler, FIO_DEFAULT_AVG_TIME_NS};
+use ssdlab_protocol::Ns;
 
 pub struct JobStats {
     pub report: JobReport,
@@ -84,7 +84,7 @@ impl JobStats {
     /// Closes the measured period: runtimes and bandwidth samples.
     pub fn finish(&mut self, ramp_end_ns: Ns, end_ns: Ns) {
         let runtime = end_ns.saturating_sub(ramp_end_ns);
-        for d in m::Dir::ALL {
+        for d in ssdlab_protocol::Dir::ALL {
             let series = self.samplers[d.index()].finish(end_ns);
             let st = self.report.dir_mut(d);
             if st.total_ios > 0 {

@@ -4,13 +4,14 @@
 use super::config::HostConfig;
 use super::cpus::{default_queue, CpuClock, CpuPlan};
 use super::tag_wait::TagWaiters;
-use crate::engine::{Ns, Timers};
-use crate::kernel::DeviceInfo;
-use crate::sched::{Dir, IoPrio, Request, Scheduler};
-use crate::ssd::device::{IoCommand, IoCompletion};
-use crate::ssd::ids::Lpn;
+use crate::sched::{IoPrio, Request, Scheduler};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use ssdlab_protocol::DeviceInfo;
+use ssdlab_protocol::Dir;
+use ssdlab_protocol::Lpn;
+use ssdlab_protocol::{IoCommand, IoCompletion};
+use ssdlab_protocol::{Ns, Timers};
 use std::collections::{BTreeMap, VecDeque};
 
 /// One I/O as a job submits it.

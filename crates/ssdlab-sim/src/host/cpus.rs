@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::engine::Ns;
+use ssdlab_protocol::Ns;
 
 /// One CPU's serial timeline: the time until which it is busy. Shared by
 /// the jobs and the queue that run on the CPU (atomic only so that a

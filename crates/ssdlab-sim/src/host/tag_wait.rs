@@ -10,8 +10,8 @@
 //! waiting bio got its tag are listed so the workload wakes only them.
 
 use super::block::Bio;
-use crate::sched::Dir;
 use rustc_hash::FxHashMap;
+use ssdlab_protocol::Dir;
 use std::collections::VecDeque;
 
 /// The bios of one `(dir, sync)` class, each with its arrival number.

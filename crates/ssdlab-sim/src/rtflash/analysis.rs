@@ -6,7 +6,7 @@
 use super::demand::{job_demand, ClusterSpace, JobDemand};
 use super::edf::{self, Miss, Stream};
 use super::taskset::{TaskSet, TestKind};
-use crate::engine::Ns;
+use ssdlab_protocol::Ns;
 
 /// A cluster of `chips` chips holding `tasks` (indices into the task set).
 #[derive(Debug, Clone)]

@@ -11,8 +11,8 @@
 //! pages on a chip triggers at most `⌈w/f⌉` rounds there.
 
 use super::platform::Platform;
-use crate::engine::Ns;
 use serde::Serialize;
+use ssdlab_protocol::Ns;
 
 /// The space of one cluster and what one GC round on one of its chips
 /// costs and frees.

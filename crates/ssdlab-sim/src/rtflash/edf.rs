@@ -5,7 +5,7 @@
 //! and the synchronous busy period. All arithmetic is integer; fractions
 //! are parts per billion, rounded towards the unsafe side never.
 
-use crate::engine::Ns;
+use ssdlab_protocol::Ns;
 
 /// One task's stream on a chip: demand per job, relative deadline, period.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

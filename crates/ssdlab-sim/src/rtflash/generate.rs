@@ -15,9 +15,9 @@
 
 use super::platform::Platform;
 use super::taskset::{AnalysisOptions, RtTask, TaskSet};
-use crate::engine::Ns;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use ssdlab_protocol::Ns;
 
 /// What to generate.
 #[derive(Debug, Clone, PartialEq)]

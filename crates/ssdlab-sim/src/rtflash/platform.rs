@@ -5,9 +5,9 @@
 //! Kim et al., "Dynamic Chip Clustering and Task Allocation for Real-time
 //! Flash" (DAC 2021); the values the paper does not give are choices of ours (docs/rt-flash.md).
 
-use crate::engine::Ns;
 use crate::ssd::config::SsdConfig;
 use serde::Serialize;
+use ssdlab_protocol::Ns;
 
 /// One flash platform, every time in integer nanoseconds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

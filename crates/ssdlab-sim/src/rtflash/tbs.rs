@@ -7,7 +7,7 @@
 //! that bandwidth. Integer arithmetic; bandwidth in parts per million.
 
 use super::edf::Stream;
-use crate::engine::Ns;
+use ssdlab_protocol::Ns;
 
 /// One, in parts per million.
 pub const PPM: u64 = 1_000_000;

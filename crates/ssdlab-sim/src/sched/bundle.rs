@@ -8,7 +8,7 @@
 
 use super::merge::merge_into_fifo;
 use super::{MergeKind, Request};
-use crate::engine::Ns;
+use ssdlab_protocol::Ns;
 use std::collections::VecDeque;
 
 /// A bio may join one of the open bundle's last requests (contiguous writes
@@ -184,7 +184,8 @@ impl Bundler {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::sched::{Dir, IoPrio, Scheduler};
+    use crate::sched::{IoPrio, Scheduler};
+    use ssdlab_protocol::Dir;
 
     pub fn rq(id: u64, dir: Dir, sector: u64, bytes: u32, sync: bool, at: Ns) -> Request {
         Request {

@@ -47,7 +47,7 @@ use super::elevator_merge::ElevatorMerge;
 use super::merge::may_merge;
 use super::request::{data_dir, READ, WRITE};
 use super::{MergeKind, Request, Scheduler, SchedulerEntry, Tunable, TunableKind, Tunables};
-use crate::engine::Ns;
+use ssdlab_protocol::Ns;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 const TUNABLES: &[Tunable] = &[
@@ -290,8 +290,8 @@ impl Scheduler for Deadline {
 mod tests {
     use super::*;
     use crate::sched::bundle::tests::{drained_ids as ids, rq};
-    use crate::sched::Dir;
     use proptest::prelude::*;
+    use ssdlab_protocol::Dir;
 
     const MS: Ns = 1_000_000;
     const S: Ns = 1_000_000_000;

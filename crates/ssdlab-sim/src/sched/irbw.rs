@@ -17,8 +17,9 @@
 //! read.
 
 use super::bundle::Bundler;
-use super::{Dir, MergeKind, Request, Scheduler, SchedulerEntry, Tunable, TunableKind, Tunables};
-use crate::engine::Ns;
+use super::{MergeKind, Request, Scheduler, SchedulerEntry, Tunable, TunableKind, Tunables};
+use ssdlab_protocol::Dir;
+use ssdlab_protocol::Ns;
 use std::collections::VecDeque;
 
 pub(super) const LB_SIZE: Tunable = Tunable {

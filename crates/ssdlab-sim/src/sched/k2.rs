@@ -11,7 +11,7 @@
 use super::{
     IoClass, IoPrio, MergeKind, Request, Scheduler, SchedulerEntry, Tunable, TunableKind, Tunables,
 };
-use crate::engine::Ns;
+use ssdlab_protocol::Ns;
 use std::collections::VecDeque;
 
 const TUNABLES: &[Tunable] = &[
@@ -133,8 +133,9 @@ impl Scheduler for K2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sched::{build, Dir, SpecError};
+    use crate::sched::{build, SpecError};
     use proptest::prelude::*;
+    use ssdlab_protocol::Dir;
 
     fn rq(id: u64, class: IoClass, level: u8) -> Request {
         Request {

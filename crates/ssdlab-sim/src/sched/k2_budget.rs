@@ -10,10 +10,10 @@
 //! observed latencies were off. Queues are K2's (eight RT levels, one BE);
 //! a queue left unserved for `starvation_timeout` is served first.
 
-use super::{
-    Dir, IoClass, IoPrio, Request, Scheduler, SchedulerEntry, Tunable, TunableKind, Tunables,
-};
-use crate::engine::Ns;
+use super::{IoClass, IoPrio, Request, Scheduler, SchedulerEntry, Tunable, TunableKind, Tunables};
+
+use ssdlab_protocol::Dir;
+use ssdlab_protocol::Ns;
 use std::collections::{BTreeMap, VecDeque};
 
 const MS: i64 = 1_000_000;

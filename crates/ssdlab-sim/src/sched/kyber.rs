@@ -9,8 +9,10 @@
 //! scaled (up). Domains are served round-robin in batches. Kyber ignores I/O
 //! priority.
 
-use super::{Dir, MergeKind, Request, Scheduler, SchedulerEntry, Tunable, TunableKind, Tunables};
-use crate::engine::Ns;
+use super::{MergeKind, Request, Scheduler, SchedulerEntry, Tunable, TunableKind, Tunables};
+
+use ssdlab_protocol::Dir;
+use ssdlab_protocol::Ns;
 use std::collections::VecDeque;
 
 const MS: i64 = 1_000_000;

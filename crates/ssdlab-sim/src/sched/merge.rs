@@ -55,7 +55,7 @@ pub fn merge_into_fifo(
 mod tests {
     use super::*;
     use crate::sched::bundle::tests::rq;
-    use crate::sched::Dir;
+    use ssdlab_protocol::Dir;
 
     #[test]
     fn nothing_merges_into_or_from_a_flush_or_fua_request() {

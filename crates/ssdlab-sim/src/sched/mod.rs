@@ -27,10 +27,10 @@ pub mod request;
 pub mod spec;
 mod stb;
 
-pub use request::{Dir, IoClass, IoPrio, MergeKind, Request};
+pub use request::{IoClass, IoPrio, MergeKind, Request};
 pub use spec::{build, SpecError, Tunable, TunableKind, Tunables};
 
-use crate::engine::Ns;
+use ssdlab_protocol::{Dir, Ns};
 
 pub trait Scheduler: Send {
     fn name(&self) -> &'static str;

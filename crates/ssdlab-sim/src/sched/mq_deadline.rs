@@ -14,10 +14,10 @@ use super::deadline_tunables::{FRONT_MERGES, READ_EXPIRE, WRITES_STARVED, WRITE_
 use super::merge::{fits, may_merge};
 use super::request::{data_dir, READ, WRITE};
 use super::{
-    Dir, IoClass, IoPrio, MergeKind, Request, Scheduler, SchedulerEntry, Tunable, TunableKind,
-    Tunables,
+    IoClass, IoPrio, MergeKind, Request, Scheduler, SchedulerEntry, Tunable, TunableKind, Tunables,
 };
-use crate::engine::Ns;
+use ssdlab_protocol::Dir;
+use ssdlab_protocol::Ns;
 use std::collections::{BTreeMap, BTreeSet};
 
 const MS: i64 = 1_000_000;

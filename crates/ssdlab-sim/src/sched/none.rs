@@ -2,7 +2,7 @@
 //! tags allow (block/blk-mq-sched.c bypass path).
 
 use super::{MergeKind, Request, Scheduler, SchedulerEntry};
-use crate::engine::Ns;
+use ssdlab_protocol::Ns;
 use std::collections::VecDeque;
 
 pub const ENTRY: SchedulerEntry = SchedulerEntry {

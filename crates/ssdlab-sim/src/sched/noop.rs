@@ -22,7 +22,7 @@
 
 use super::elevator_merge::ElevatorMerge;
 use super::{MergeKind, Request, Scheduler, SchedulerEntry};
-use crate::engine::Ns;
+use ssdlab_protocol::Ns;
 use std::collections::{BTreeMap, VecDeque};
 
 pub const ENTRY: SchedulerEntry = SchedulerEntry {
@@ -106,8 +106,8 @@ impl Scheduler for Noop {
 mod tests {
     use super::*;
     use crate::sched::bundle::tests::{built, drained_ids as ids, rq};
-    use crate::sched::Dir;
     use proptest::prelude::*;
+    use ssdlab_protocol::Dir;
 
     fn write(id: u64, sector: u64) -> Request {
         rq(id, Dir::Write, sector, 4096, true, 0)

@@ -1,10 +1,10 @@
 //! The block request as a scheduler sees it.
 
-use crate::engine::Ns;
+use ssdlab_protocol::Ns;
 
 /// A request's direction (a discard is `Trim`): the one read/write/trim
 /// enum of the workspace.
-pub use ssdlab_metrics::Dir;
+use ssdlab_protocol::Dir;
 
 /// Index of the read lists of the deadline elevators.
 pub(crate) const READ: usize = 0;

@@ -18,8 +18,9 @@
 
 use super::bundle::Bundler;
 use super::irbw::LB_SIZE;
-use super::{Dir, MergeKind, Request, Scheduler, SchedulerEntry, Tunable, TunableKind, Tunables};
-use crate::engine::Ns;
+use super::{MergeKind, Request, Scheduler, SchedulerEntry, Tunable, TunableKind, Tunables};
+use ssdlab_protocol::Dir;
+use ssdlab_protocol::Ns;
 use std::cell::Cell;
 use std::collections::VecDeque;
 

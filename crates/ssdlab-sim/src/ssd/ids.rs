@@ -48,10 +48,20 @@ macro_rules! index_type {
     };
 }
 
-index_type!(
-    /// A logical page: a mapping unit of the address space the host sees.
-    Lpn
-);
+/// A logical page is the protocol's (the host addresses it).
+pub use ssdlab_protocol::Lpn;
+
+impl RawIndex for Lpn {
+    #[inline]
+    fn from_raw(raw: u32) -> Self {
+        Lpn(raw)
+    }
+    #[inline]
+    fn raw(self) -> u32 {
+        self.0
+    }
+}
+
 index_type!(
     /// A physical page: a mapping unit of the flash array, numbered across the
     /// device so that a block's pages are contiguous.
@@ -75,12 +85,3 @@ index_type!(
     /// A command slot of the controller (a command being executed).
     SlotId
 );
-
-impl std::ops::Add<u32> for Lpn {
-    type Output = Lpn;
-    /// The logical page `n` pages further on.
-    #[inline]
-    fn add(self, n: u32) -> Lpn {
-        Lpn(self.0 + n)
-    }
-}

@@ -4,11 +4,12 @@
 
 use super::buffered::{BufferedCounters, BufferedIo, JobMode};
 use super::fio_job::{FioJob, JobAction, JobState};
-use crate::engine::Ns;
 use crate::experiment::stats::JobStats;
 use crate::host::{BioDone, HostConfig};
-use crate::kernel::{Ctx, Device, WorkEvent, Workload};
-use crate::sched::Dir;
+use crate::kernel::{Ctx, WorkEvent, Workload};
+use ssdlab_protocol::Device;
+use ssdlab_protocol::Dir;
+use ssdlab_protocol::Ns;
 
 pub struct FioWorkload {
     jobs: Vec<FioJob>,

@@ -3,9 +3,10 @@
 //! ends by itself, so a run goes on until the device has nothing left to do
 //! (buffered writes flushed, GC finished).
 
-use crate::engine::Ns;
-use crate::kernel::{Ctx, Device, WorkEvent, Workload};
-use crate::ssd::device::{IoCommand, IoCompletion};
+use crate::kernel::{Ctx, WorkEvent, Workload};
+use ssdlab_protocol::Device;
+use ssdlab_protocol::Ns;
+use ssdlab_protocol::{IoCommand, IoCompletion};
 
 #[derive(Debug, Default)]
 pub struct CommandScript {

@@ -4,9 +4,9 @@
 //! closed-loop (the job's queue depth) issue.
 
 use super::fio_job::{IoSource, SourcedIo};
-use crate::engine::{Ns, MAX_TIME_NS};
 use ssdlab_fio::generator::{IoDir, IoUnit};
 use ssdlab_fio::{IoEngine, JobFile, JobSpec, RwMode};
+use ssdlab_protocol::{Ns, MAX_TIME_NS};
 use ssdlab_trace::{Format, ReadOptions, TraceOp, TraceReader, TraceRecord};
 use std::fs::File;
 use std::io::BufReader;

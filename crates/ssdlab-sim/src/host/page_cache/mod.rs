@@ -12,9 +12,9 @@
 //! its owner which runs of pages to write back, and the owner submits the
 //! bios and reports their completion.
 
-use crate::engine::Ns;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
+use ssdlab_protocol::Ns;
 use std::collections::{BTreeSet, VecDeque};
 
 const SECOND: Ns = 1_000_000_000;

@@ -4,13 +4,13 @@
 //! other tasks' I/O, GC and blocking; and the verdict.
 
 use super::{Group, Plan};
-use crate::engine::Ns;
 use crate::rtflash::analysis::{check_cluster, streams, ClusterCheck};
 use crate::rtflash::demand::{ClusterSpace, JobDemand};
 use crate::rtflash::edf::{self, Stream};
 use crate::rtflash::taskset::{RtTask, TaskSet, TestKind};
 use crate::rtflash::tbs::{server_bandwidth_ppm, PPM};
 use serde::Serialize;
+use ssdlab_protocol::Ns;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Allocation {

@@ -9,7 +9,7 @@
 //! context; background when only background writers wait), so a host read
 //! with an earlier deadline can go between two copies.
 
-use crate::engine::Ns;
+use ssdlab_protocol::Ns;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 

@@ -1,10 +1,10 @@
 //! Drawing the NRT load of the real-time simulation: request sizes, the
 //! read/write mix and Poisson gaps, from the task set's `[nrt]` section.
 
-use crate::engine::Ns;
 use crate::rtflash::taskset::{NrtArrival, NrtLoad};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+use ssdlab_protocol::Ns;
 
 /// NRT requests kept outstanding per chip under a saturating load: enough
 /// that every chip always has NRT work ready (a choice of ours).

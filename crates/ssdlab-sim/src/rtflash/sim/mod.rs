@@ -39,7 +39,7 @@ pub use space::OutOfSpace;
 
 use super::platform::Platform;
 use super::taskset::{NrtArrival, NrtLoad};
-use crate::engine::{EventQueue, Ns};
+use crate::engine::EventQueue;
 pub use chip::ChipOrder;
 use chip::{ChipQueue, GcRound, Op, OpKind, Running};
 pub use device::simulate_on_device;
@@ -48,6 +48,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use slots::Slots;
 use space::FlashSpace;
+use ssdlab_protocol::Ns;
 use std::collections::VecDeque;
 
 /// An RT task as the simulation runs it.

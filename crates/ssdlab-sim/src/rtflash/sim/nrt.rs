@@ -4,9 +4,9 @@
 
 use super::load;
 use super::{ChipOrder, NrtService, Owner, Sim, SimCluster, SimSetup};
-use crate::engine::Ns;
 use crate::rtflash::platform::Platform;
 use crate::rtflash::tbs::TotalBandwidthServer;
+use ssdlab_protocol::Ns;
 
 impl Sim<'_> {
     /// An NRT request arrives. An ordinary device has no background class,

@@ -3,8 +3,8 @@
 //! throughput and mean response; GC work.
 
 use super::SimSetup;
-use crate::engine::Ns;
 use serde::Serialize;
+use ssdlab_protocol::Ns;
 
 /// One RT task's figures.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

@@ -7,10 +7,10 @@ use super::{
     setup_from, simulate, simulate_on_device, ChipOrder, NrtOutcome, NrtPolicy, SimReport,
     SimSetup, TaskOutcome,
 };
-use crate::engine::Ns;
 use crate::preset::Preset;
 use crate::rtflash::{allocate, ApproachChoice, TaskSet};
 use serde::Serialize;
+use ssdlab_protocol::Ns;
 
 /// The device a task set is simulated on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]

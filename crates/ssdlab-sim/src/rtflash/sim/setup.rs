@@ -4,9 +4,9 @@
 //! TBS with the bandwidth the analysis left it).
 
 use super::{NrtService, SimCluster, SimSetup, SimTask};
-use crate::engine::Ns;
 use crate::rtflash::allocate::Allocation;
 use crate::rtflash::taskset::TaskSet;
+use ssdlab_protocol::Ns;
 
 /// How the clusters serve NRT work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

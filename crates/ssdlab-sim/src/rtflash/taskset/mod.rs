@@ -6,12 +6,12 @@
 mod raw;
 
 use super::platform::{Platform, DEFAULT_RESERVED_BLOCKS};
-use crate::engine::Ns;
 use crate::error::InputError;
 use crate::preset::Preset;
 use crate::toml_sections::SectionReader;
 use raw::{Checker, RawAnalysis, RawNrt, RawPlatform, RawTask};
 use serde::Serialize;
+use ssdlab_protocol::Ns;
 use toml::Value;
 
 /// A periodic real-time I/O task `(T, D, R, W, S)`.

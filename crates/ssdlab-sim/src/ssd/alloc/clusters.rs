@@ -10,8 +10,8 @@
 
 use super::{AllocationEntry, AllocationPolicy, Target};
 use crate::ssd::config::Ftl;
-use crate::ssd::ids::Lpn;
 use crate::ssd::layout::Layout;
+use ssdlab_protocol::Lpn;
 
 pub const ENTRY: AllocationEntry = AllocationEntry {
     name: "clusters",

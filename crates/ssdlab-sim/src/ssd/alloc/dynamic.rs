@@ -2,7 +2,7 @@
 //! busy plane.
 
 use super::{AllocationEntry, AllocationPolicy, Target};
-use crate::ssd::ids::Lpn;
+use ssdlab_protocol::Lpn;
 
 pub const ENTRY: AllocationEntry = AllocationEntry {
     name: "dynamic",

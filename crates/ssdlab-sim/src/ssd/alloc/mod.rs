@@ -12,7 +12,8 @@ mod static_stripe;
 use super::config::choice::{Choice, Entry, Registry};
 use super::config::Ftl;
 use super::layout::Layout;
-use crate::ssd::ids::{Lpn, PlaneId};
+use crate::ssd::ids::PlaneId;
+use ssdlab_protocol::Lpn;
 
 /// Where a logical page may be written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -2,8 +2,8 @@
 //! die and plane (MQSim's CWDP static allocation).
 
 use super::{AllocationEntry, AllocationPolicy, Target};
-use crate::ssd::ids::Lpn;
 use crate::ssd::layout::Layout;
+use ssdlab_protocol::Lpn;
 
 pub const ENTRY: AllocationEntry = AllocationEntry {
     name: "static",

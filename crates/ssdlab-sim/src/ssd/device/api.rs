@@ -1,16 +1,16 @@
 //! The device's public surface: accessors and statistics, untimed
 //! preconditioning helpers, and the `Device` trait impl.
 
-use super::{
-    CommandError, DevEvent, DeviceCounters, DeviceStats, DieOp, IoCommand, IoCompletion, PageData,
-    SimSsd,
-};
-use crate::engine::{Ns, Timers};
-use crate::kernel::{Device, DeviceInfo};
+use super::{DevEvent, DeviceCounters, DeviceStats, DieOp, PageData, SimSsd};
+
 use crate::ssd::config::SsdConfig;
-use crate::ssd::ids::{Lpn, PlaneId};
+use crate::ssd::ids::PlaneId;
 use crate::ssd::layout::Layout;
 use rand_chacha::ChaCha8Rng;
+use ssdlab_protocol::Lpn;
+use ssdlab_protocol::{CommandError, IoCommand, IoCompletion};
+use ssdlab_protocol::{Device, DeviceInfo};
+use ssdlab_protocol::{Ns, Timers};
 
 impl SimSsd {
     /// Channel time of one page.

@@ -2,12 +2,12 @@
 //! queue depth, command slots, per-page dispatch and completions, and the
 //! device's event handler.
 
-use super::{
-    CommandError, DevEvent, Dir, IoCommand, IoCompletion, ReadFor, ReadTx, SimSsd, Slot,
-    NO_DEADLINE,
-};
-use crate::engine::{Ns, Timers};
-use crate::ssd::ids::{Lpn, SlotId};
+use super::{DevEvent, ReadFor, ReadTx, SimSsd, Slot, NO_DEADLINE};
+
+use crate::ssd::ids::SlotId;
+use ssdlab_protocol::Lpn;
+use ssdlab_protocol::{CommandError, Dir, IoCommand, IoCompletion};
+use ssdlab_protocol::{Ns, Timers};
 
 impl SimSsd {
     /// The host rings a submission-queue doorbell. A command outside the

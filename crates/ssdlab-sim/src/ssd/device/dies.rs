@@ -2,11 +2,11 @@
 //! scheduler's order, timing variation, and finishing array operations.
 
 use super::{host_pages, DevEvent, DieOp, JobKind, SimSsd};
-use crate::engine::{Ns, Timers};
 use crate::ssd::config::SlcCache;
 use crate::ssd::die_sched::{DieView, DieWork};
 use crate::ssd::ids::{BlockId, DieId, PlaneId};
 use rand::Rng;
+use ssdlab_protocol::{Ns, Timers};
 
 /// What trying one kind of work on a die did.
 enum Tried {

@@ -24,9 +24,10 @@ use super::gc::trigger::{make_trigger, GcTrigger, TriggerCtx};
 use super::gc::{make_policy, GcPolicy};
 use super::ids::{BlockId, DieId, Lpn, PlaneId, Ppn, SlotId};
 use super::layout::Layout;
-use crate::engine::{Ns, Timers};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use ssdlab_protocol::{Dir, IoCommand, IoCompletion};
+use ssdlab_protocol::{Ns, Timers};
 use std::collections::VecDeque;
 
 mod api;
@@ -39,44 +40,6 @@ mod random_steady;
 mod read_ahead;
 mod reads;
 mod writes;
-
-/// A command's direction: the one read/write/trim enum of the workspace.
-pub use ssdlab_metrics::Dir;
-
-/// A command as the host submits it: `pages` logical pages from `lpa`.
-#[derive(Debug, Clone, Copy)]
-pub struct IoCommand {
-    pub id: u64,
-    pub op: Dir,
-    pub lpa: Lpn,
-    pub pages: u32,
-    /// Bytes that cross the host link (at most `pages` pages: a 4 KiB read
-    /// of a 64 KiB page moves 4 KiB over PCIe, not the page).
-    pub bytes: u32,
-    /// Submission queue (0-based; taken modulo the device's queue count).
-    pub sq: u16,
-    /// The absolute time by which the command should complete, for a die
-    /// scheduler that serves work by deadline (`edf`); None for work with
-    /// no deadline, which such a scheduler serves last. Other die
-    /// schedulers ignore it.
-    pub deadline: Option<Ns>,
-}
-
-/// A command the device cannot execute.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("command {id}: pages [{lpa}, {lpa} + {pages}) empty or outside the {logical_pages} logical pages")]
-pub struct CommandError {
-    pub id: u64,
-    pub lpa: Lpn,
-    pub pages: u32,
-    pub logical_pages: u32,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct IoCompletion {
-    pub id: u64,
-    pub time: Ns,
-}
 
 /// The device's own events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

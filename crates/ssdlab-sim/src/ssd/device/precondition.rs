@@ -15,10 +15,11 @@ use super::SimSsd;
 use crate::error::InputError;
 use crate::ssd::alloc::Target;
 use crate::ssd::ftl::Stream;
-use crate::ssd::ids::{Lpn, PlaneId, Ppn};
+use crate::ssd::ids::{PlaneId, Ppn};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
+use ssdlab_protocol::Lpn;
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub enum Pattern {

@@ -25,10 +25,11 @@ use super::SimSsd;
 use crate::error::InputError;
 use crate::ssd::alloc::Target;
 use crate::ssd::ftl::Stream;
-use crate::ssd::ids::{Lpn, PlaneId};
+use crate::ssd::ids::PlaneId;
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+use ssdlab_protocol::Lpn;
 use std::collections::BTreeMap;
 
 /// How many times the block-level greedy relaxation recycles the blocks:

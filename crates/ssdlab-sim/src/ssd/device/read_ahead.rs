@@ -7,10 +7,11 @@
 //! reads. Whether they pay off depends on the buffer: a prefetched page
 //! evicted before the host asks for it was read for nothing.
 
-use crate::engine::Ns;
 use crate::ssd::config::ReadAhead as ReadAheadConfig;
-use crate::ssd::ids::{Lpn, SlotId};
+use crate::ssd::ids::SlotId;
 use rustc_hash::FxHashMap;
+use ssdlab_protocol::Lpn;
+use ssdlab_protocol::Ns;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::ops::Range;

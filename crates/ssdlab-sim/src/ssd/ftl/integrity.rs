@@ -2,7 +2,8 @@
 //! the full invariant check of maps, valid counts and buckets.
 
 use super::{BlockState, Ftl};
-use crate::ssd::ids::{BlockId, Lpn, PlaneId};
+use crate::ssd::ids::{BlockId, PlaneId};
+use ssdlab_protocol::Lpn;
 
 impl Ftl {
     /// Next version of a logical page about to be written (0 when unchecked).

@@ -106,8 +106,8 @@ mod tests {
     use super::*;
     use crate::ssd::config::SsdConfig;
     use crate::ssd::ftl::Stream;
-    use crate::ssd::ids::Lpn;
     use crate::ssd::layout::Layout;
+    use ssdlab_protocol::Lpn;
 
     /// One plane of 40 blocks of 6 pages; 2 static SLC blocks of 2 pages;
     /// 120 logical pages need 20 of the 38 native blocks: 18 spare.

@@ -34,13 +34,13 @@ mod link;
 mod tests;
 
 use super::fast::{Fast, FastCounters, FastGeometry, FlashOp};
-use crate::engine::{Ns, Timers};
-use crate::kernel::{Device, DeviceInfo};
 use crate::ssd::config::SsdConfig;
-use crate::ssd::device::{CommandError, Dir, IoCommand, IoCompletion};
-use crate::ssd::ids::Lpn;
 use flash::{FlashArray, FlashTiming};
 use link::Link;
+use ssdlab_protocol::Lpn;
+use ssdlab_protocol::{CommandError, Dir, IoCommand, IoCompletion};
+use ssdlab_protocol::{Device, DeviceInfo};
+use ssdlab_protocol::{Ns, Timers};
 use std::collections::VecDeque;
 
 /// The device's own event.

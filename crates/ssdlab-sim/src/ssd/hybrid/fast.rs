@@ -42,7 +42,8 @@ mod merge;
 mod tests;
 
 use crate::ssd::ftl::page_map::PageMap;
-use crate::ssd::ids::{BlockId, Lpn, Ppn};
+use crate::ssd::ids::{BlockId, Ppn};
+use ssdlab_protocol::Lpn;
 use std::collections::VecDeque;
 
 /// A flash page: a unit (die), a block of that unit, a page of that block.

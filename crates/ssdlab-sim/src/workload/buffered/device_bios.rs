@@ -4,11 +4,13 @@
 //! completion releases; and the flusher's wake-ups.
 
 use super::{BufferedIo, DevBio, DevKind};
-use crate::engine::Ns;
 use crate::host::page_cache::Run;
 use crate::host::{Bio, BioDone, PAGE_BYTES};
-use crate::kernel::{Ctx, Device, WorkEvent};
-use crate::sched::{Dir, IoPrio};
+use crate::kernel::{Ctx, WorkEvent};
+use crate::sched::IoPrio;
+use ssdlab_protocol::Device;
+use ssdlab_protocol::Dir;
+use ssdlab_protocol::Ns;
 
 impl BufferedIo {
     /// Reads the pages of `lpns` neither cached nor being read, in

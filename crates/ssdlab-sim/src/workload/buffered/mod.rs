@@ -24,14 +24,16 @@
 mod device_bios;
 mod readahead;
 
-use crate::engine::Ns;
 use crate::host::page_cache::Run;
 use crate::host::{Bio, BioDone, HostConfig, PageCache, PageCacheCounters, PAGE_BYTES};
-use crate::kernel::{Ctx, Device};
-use crate::sched::{Dir, IoPrio};
+use crate::kernel::Ctx;
+use crate::sched::IoPrio;
 use readahead::Readahead;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use ssdlab_protocol::Device;
+use ssdlab_protocol::Dir;
+use ssdlab_protocol::Ns;
 use std::collections::VecDeque;
 
 /// Ids of the bios the page cache sends to the device (job bios have the

@@ -5,13 +5,14 @@
 //! (ramp_time). What each I/O is (direction, offset, size) comes from the
 //! fio crate's `IoGenerator`.
 
-use crate::engine::Ns;
 use crate::host::{Bio, BioDone, CpuClock, HostCosts};
-use crate::sched::{Dir, IoClass, IoPrio};
+use crate::sched::{IoClass, IoPrio};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use ssdlab_fio::generator::{IoDir, IoGenerator, IoUnit};
 use ssdlab_fio::{JobSpec, PrioClass, RateProcess};
+use ssdlab_protocol::Dir;
+use ssdlab_protocol::Ns;
 use std::collections::VecDeque;
 use sync::SyncPlan;
 

@@ -4,10 +4,10 @@
 //! until it returns, as fio's synchronous sync does.
 
 use super::{FioJob, JobAction, JobState};
-use crate::engine::Ns;
 use crate::host::Bio;
-use crate::sched::Dir;
 use ssdlab_fio::generator::IoDir;
+use ssdlab_protocol::Dir;
+use ssdlab_protocol::Ns;
 
 /// Where the job is with its fsyncs (`fsync=`, `fdatasync=`, `end_fsync`).
 #[derive(Debug, Clone, Copy, Default)]

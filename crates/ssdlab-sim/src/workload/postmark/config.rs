@@ -2,11 +2,11 @@
 //! per process) and `[page_cache]` (the host's `vm.dirty_*` knobs). Every
 //! problem is reported at once, located by file, line and key.
 
-use crate::engine::Ns;
 use crate::error::InputError;
 use crate::host::PageCacheConfig;
 use crate::toml_sections::SectionReader;
 use serde::{Deserialize, Serialize};
+use ssdlab_protocol::Ns;
 
 /// Postmark's parameters (J. Katcher, "PostMark: A New File System
 /// Benchmark", NetApp TR3022, 1997; version 1.5), for each of `processes`

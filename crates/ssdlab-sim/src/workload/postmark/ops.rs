@@ -5,10 +5,10 @@
 
 use super::config::PostmarkConfig;
 use super::fs::{File, Group, Journal, Layout};
-use crate::engine::Ns;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
+use ssdlab_protocol::Ns;
 use std::collections::VecDeque;
 
 /// Postmark's four operations (one transaction is a read or an append

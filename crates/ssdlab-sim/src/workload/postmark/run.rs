@@ -9,15 +9,17 @@ use super::config::PostmarkConfig;
 use super::fs::{Group, Journal, Layout};
 use super::ops::{Directory, OpBuilder, OpBytes, OpKind, Step};
 use super::report::{LatencyFigures, PostmarkReport};
-use crate::engine::Ns;
 use crate::host::page_cache::Run;
 use crate::host::{Bio, BioDone, PageCache, PageCacheConfig};
-use crate::kernel::{Ctx, Device, WorkEvent, Workload};
-use crate::sched::{Dir, IoPrio};
+use crate::kernel::{Ctx, WorkEvent, Workload};
+use crate::sched::IoPrio;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashMap;
 use ssdlab_metrics::hist::FioHistogram;
+use ssdlab_protocol::Device;
+use ssdlab_protocol::Dir;
+use ssdlab_protocol::Ns;
 use std::collections::VecDeque;
 
 /// Where a process is in its run.

@@ -26,10 +26,10 @@ use crate::ssd::alloc::cluster_ranges;
 use crate::ssd::config::{ChipCluster, SsdConfig};
 use crate::ssd::device::precondition::FunctionalWriter;
 use crate::ssd::device::SimSsd;
-use crate::ssd::ids::Lpn;
 use crate::ssd::layout::Layout;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use ssdlab_protocol::Lpn;
 
 /// Where the task set's data lives in the device's logical space.
 #[derive(Debug, Clone)]

@@ -10,13 +10,14 @@ use super::super::report::Collector;
 use super::super::slots::Slots;
 use super::super::{Job, Owner, SimReport, SimSetup};
 use super::Placement;
-use crate::engine::Ns;
-use crate::kernel::{Ctx, Device, WorkEvent, Workload};
+use crate::kernel::{Ctx, WorkEvent, Workload};
 use crate::rtflash::taskset::NrtArrival;
-use crate::ssd::device::{Dir, IoCommand, IoCompletion};
-use crate::ssd::ids::Lpn;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use ssdlab_protocol::Device;
+use ssdlab_protocol::Lpn;
+use ssdlab_protocol::Ns;
+use ssdlab_protocol::{Dir, IoCommand, IoCompletion};
 use std::collections::VecDeque;
 
 /// A command in flight: its job, direction and deadline.

@@ -7,10 +7,10 @@ mod eager70;
 mod on_demand;
 mod threshold;
 
-use crate::engine::Ns;
 use crate::ssd::config::choice::{Choice, Entry, Registry};
 use crate::ssd::config::SsdConfig;
 use crate::ssd::ftl::Ftl;
+use ssdlab_protocol::Ns;
 
 /// What a trigger sees when asked about one plane.
 pub struct TriggerCtx<'a> {

@@ -14,8 +14,8 @@
 //! GC job until its deficit is covered (θ_IR decides only the start).
 
 use super::{GcTrigger, TriggerCtx, TriggerEntry};
-use crate::engine::Ns;
 use crate::ssd::config::OnDemand as Params;
+use ssdlab_protocol::Ns;
 
 pub const ENTRY: TriggerEntry = TriggerEntry {
     name: "on-demand",

@@ -1,10 +1,10 @@
 //! The flash array's timing: every operation is reserved, in the order it
 //! is given, on its unit (die) and channel, each a busy-until time (FIFO).
 
-use crate::engine::Ns;
 use crate::ssd::hybrid::fast::{FlashAddr, FlashOp};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use ssdlab_protocol::Ns;
 
 /// Nominal times of the array and the channels.
 #[derive(Debug, Clone, Copy)]

@@ -4,7 +4,7 @@
 //! behind a merge therefore does not hold up the write data of commands
 //! queued after it, as NCQ lets the drive order its data phases.
 
-use crate::engine::Ns;
+use ssdlab_protocol::Ns;
 
 #[derive(Debug, Default)]
 pub(super) struct Link {

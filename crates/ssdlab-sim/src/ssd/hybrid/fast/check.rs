@@ -1,7 +1,8 @@
 //! FAST's invariant check and the integrity shadow's verification.
 
 use super::{tag, Fast, Role};
-use crate::ssd::ids::{BlockId, Lpn, Ppn};
+use crate::ssd::ids::{BlockId, Ppn};
+use ssdlab_protocol::Lpn;
 
 impl Fast {
     /// Checks that the physical page `p` holds the version of `lpn` last

@@ -2,7 +2,8 @@
 //! the LBs of an RW victim, and the erases that follow them.
 
 use super::{Fast, FlashOp, Role};
-use crate::ssd::ids::{BlockId, Lpn, Ppn};
+use crate::ssd::ids::{BlockId, Ppn};
+use ssdlab_protocol::Lpn;
 
 impl Fast {
     /// Merges the SW log, if there is one: a switch merge when it is full,
