@@ -9,9 +9,9 @@
 
 use ssdlab_fio::{IoGenerator, JobFile, ParseOptions};
 use ssdlab_protocol::Dir;
+use ssdlab_sched::{IoClass, IoPrio, Request, Scheduler};
 use ssdlab_sim::host::{CpuPlan, HostConfig};
 use ssdlab_sim::preset::Preset;
-use ssdlab_sim::sched::{IoClass, IoPrio, Request, Scheduler};
 use ssdlab_sim::ssd::device::SimSsd;
 use ssdlab_sim::ssd::layout::Layout;
 use ssdlab_sim::workload::fio_job::{FioJob, IoSource};
@@ -255,7 +255,7 @@ pub fn preset(data: &[u8]) {
 }
 
 /// `sched_spec`: a `--scheduler` spec string through
-/// `ssdlab_sim::sched::spec::parse` and `ssdlab_sim::sched::build` (what
+/// `ssdlab_sched::spec::parse` and `ssdlab_sched::build` (what
 /// `fio_run::prepare` calls), then the scheduler built runs a short fixed
 /// workload the way the block layer drives it.
 pub fn sched_spec(data: &[u8]) {
@@ -263,7 +263,7 @@ pub fn sched_spec(data: &[u8]) {
     let Ok(spec) = std::str::from_utf8(data) else {
         return;
     };
-    match ssdlab_sim::sched::spec::parse(spec) {
+    match ssdlab_sched::spec::parse(spec) {
         Ok((_, tunables)) => {
             let _ = tunables.iter().count();
         }
@@ -271,7 +271,7 @@ pub fn sched_spec(data: &[u8]) {
             let _ = e.to_string();
         }
     }
-    match ssdlab_sim::sched::build(spec) {
+    match ssdlab_sched::build(spec) {
         Ok(mut s) => drive(s.as_mut()),
         Err(e) => {
             let _ = e.to_string();
@@ -424,9 +424,9 @@ const FUZZ_DURATION_NS: u64 = 20_000_000;
 /// allocation and analysis (what `analyze` prints) and, for small
 /// platforms, a short simulation of each allocation (what `run` does).
 pub fn taskset(data: &[u8]) {
-    use ssdlab_sim::rtflash::allocate::REGISTRY;
-    use ssdlab_sim::rtflash::sim::{released_jobs, setup_from, simulate, NrtPolicy};
-    use ssdlab_sim::rtflash::{allocate, ApproachChoice, TaskSet};
+    use ssdlab_rtflash::allocate::REGISTRY;
+    use ssdlab_rtflash::sim::{released_jobs, setup_from, simulate, NrtPolicy};
+    use ssdlab_rtflash::{allocate, ApproachChoice, TaskSet};
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };

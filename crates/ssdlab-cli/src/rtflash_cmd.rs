@@ -2,10 +2,10 @@
 //! one approach and prints the clusters, the worst-case latencies and the
 //! verdict (docs/rt-flash.md).
 
+use ssdlab_rtflash::allocate::{ApproachChoice, Approaches, ClusterReport, TaskReport};
+use ssdlab_rtflash::analysis::{ms, percent};
+use ssdlab_rtflash::{allocate, Allocation, LeftoverChips, TaskSet};
 use ssdlab_sim::error::InputError;
-use ssdlab_sim::rtflash::allocate::{ApproachChoice, Approaches, ClusterReport, TaskReport};
-use ssdlab_sim::rtflash::analysis::{ms, percent};
-use ssdlab_sim::rtflash::{allocate, Allocation, LeftoverChips, TaskSet};
 use ssdlab_sim::ssd::config::choice::Registry;
 use std::path::PathBuf;
 

@@ -3,11 +3,11 @@
 //! each cluster's TBS) and prints per task the jobs, deadline misses and
 //! response times next to the analysis' worst-case latency.
 
-use ssdlab_sim::error::InputError;
-use ssdlab_sim::rtflash::analysis::ms;
-use ssdlab_sim::rtflash::sim::{
+use ssdlab_rtflash::analysis::ms;
+use ssdlab_rtflash::sim::{
     duration_ns, run_task_set, ChipOrder, Model, NrtPolicy, RunOptions, RunOutput,
 };
+use ssdlab_sim::error::InputError;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]

@@ -1,5 +1,5 @@
+use ssdlab_sched::{TunableKind, REGISTRY};
 use ssdlab_sim::error::InputError;
-use ssdlab_sim::sched::{TunableKind, REGISTRY};
 
 #[derive(clap::Args)]
 pub struct Args {

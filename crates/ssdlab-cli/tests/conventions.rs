@@ -1,7 +1,8 @@
-//! Workspace conventions checked as tests: no source file under
-//! `crates/*/src` may exceed 600 lines, and docs/architecture.md's code map
-//! lists every source file and no file that is gone, and `unsafe` is allowed
-//! in one place only.
+//! Workspace conventions checked as tests: crates depend only downwards,
+//! the device models do not import the host side, embedded files stay inside
+//! their crate, docs/architecture.md names every crate and folder, no source
+//! file under `crates/*/src` exceeds 600 lines, and `unsafe` is allowed in
+//! one place only.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -34,42 +35,6 @@ fn source_files() -> (PathBuf, Vec<PathBuf>) {
     }
     files.sort();
     (crates, files)
-}
-
-#[test]
-fn the_code_map_lists_every_source_file_and_only_those() {
-    let (crates, files) = source_files();
-    let doc_path = crates.join("../docs/architecture.md");
-    let doc = fs::read_to_string(&doc_path).expect("reading docs/architecture.md");
-    let named: Vec<String> = files
-        .iter()
-        .map(|f| f.strip_prefix(&crates).unwrap_or(f).display().to_string())
-        .collect();
-    let unlisted: Vec<&String> = named
-        .iter()
-        .filter(|n| !doc.contains(&format!("`{n}`")))
-        .collect();
-    assert!(
-        unlisted.is_empty(),
-        "source files missing from the code map in docs/architecture.md:\n  {}",
-        unlisted
-            .iter()
-            .map(|s| s.as_str())
-            .collect::<Vec<_>>()
-            .join("\n  ")
-    );
-    // Every `ssdlab-*/src/….rs` the document names must exist.
-    let gone: Vec<&str> = doc
-        .split('`')
-        .skip(1)
-        .step_by(2)
-        .filter(|s| s.starts_with("ssdlab-") && s.contains("/src/") && s.ends_with(".rs"))
-        .filter(|s| !crates.join(s).exists())
-        .collect();
-    assert!(
-        gone.is_empty(),
-        "docs/architecture.md names files that do not exist: {gone:?}"
-    );
 }
 
 #[test]
@@ -117,5 +82,261 @@ fn unsafe_code_is_allowed_only_for_the_page_map_prefetch() {
     assert!(
         found[0].contains("ssd/ftl/page_map.rs"),
         "allow(unsafe_code) outside the page map: {found:?}"
+    );
+}
+
+/// Each crate's allowed workspace dependencies (docs/architecture.md,
+/// "Crates, and why each boundary is where it is").
+const LAYERS: &[(&str, &[&str])] = &[
+    ("ssdlab-protocol", &[]),
+    ("ssdlab-fio", &[]),
+    ("ssdlab-trace", &[]),
+    ("ssdlab-metrics", &["ssdlab-protocol"]),
+    ("ssdlab-sched", &["ssdlab-protocol", "ssdlab-fio"]),
+    (
+        "ssdlab-sim",
+        &[
+            "ssdlab-protocol",
+            "ssdlab-sched",
+            "ssdlab-fio",
+            "ssdlab-trace",
+            "ssdlab-metrics",
+        ],
+    ),
+    (
+        "ssdlab-rtflash",
+        &["ssdlab-protocol", "ssdlab-fio", "ssdlab-sim"],
+    ),
+    (
+        "ssdlab-studies",
+        &[
+            "ssdlab-protocol",
+            "ssdlab-sched",
+            "ssdlab-fio",
+            "ssdlab-trace",
+            "ssdlab-metrics",
+            "ssdlab-sim",
+            "ssdlab-rtflash",
+        ],
+    ),
+    (
+        "ssdlab-cli",
+        &[
+            "ssdlab-protocol",
+            "ssdlab-sched",
+            "ssdlab-fio",
+            "ssdlab-trace",
+            "ssdlab-metrics",
+            "ssdlab-sim",
+            "ssdlab-rtflash",
+            "ssdlab-studies",
+        ],
+    ),
+    (
+        "ssdlab-py",
+        &[
+            "ssdlab-protocol",
+            "ssdlab-sched",
+            "ssdlab-fio",
+            "ssdlab-trace",
+            "ssdlab-metrics",
+            "ssdlab-sim",
+            "ssdlab-rtflash",
+            "ssdlab-studies",
+        ],
+    ),
+];
+
+/// The workspace crates a Cargo.toml names in its `[dependencies]` and
+/// `[dev-dependencies]` tables.
+fn workspace_deps(manifest: &str) -> Vec<String> {
+    let mut deps = Vec::new();
+    let mut in_deps = false;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_deps = line.ends_with("dependencies]");
+            continue;
+        }
+        if in_deps && line.starts_with("ssdlab-") {
+            let name = line.split([' ', '=']).next().unwrap_or("");
+            deps.push(name.to_string());
+        }
+    }
+    deps
+}
+
+#[test]
+fn crates_depend_only_downwards() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut seen = Vec::new();
+    for entry in fs::read_dir(&crates).expect("reading crates/") {
+        let dir = entry.expect("directory entry").path();
+        let manifest = dir.join("Cargo.toml");
+        if !manifest.is_file() {
+            continue;
+        }
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let allowed = LAYERS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .unwrap_or_else(|| {
+                panic!("crate {name} has no row in LAYERS (and in docs/architecture.md)")
+            })
+            .1;
+        let text = fs::read_to_string(&manifest).expect("reading Cargo.toml");
+        for dep in workspace_deps(&text) {
+            assert!(
+                allowed.contains(&dep.as_str()),
+                "{name} depends on {dep}, which its layer does not allow (allowed: {allowed:?})"
+            );
+        }
+        seen.push(name);
+    }
+    assert_eq!(seen.len(), LAYERS.len(), "crates found: {seen:?}");
+    // The test itself can fail: a manifest naming an upper crate is caught.
+    assert_eq!(
+        workspace_deps(
+            "[dependencies]\nssdlab-sim = { path = \"x\" }\n[features]\nssdlab-x = []\n"
+        ),
+        vec!["ssdlab-sim".to_string()]
+    );
+}
+
+/// The lines of `text` before its first `#[cfg(test)]` (a module's tests
+/// may build a whole simulation).
+fn non_test_part(text: &str) -> &str {
+    text.find("#[cfg(test)]").map_or(text, |i| &text[..i])
+}
+
+/// Files under `dir` (non-test parts) that mention any of `forbidden`.
+fn files_naming(dir: &Path, forbidden: &[&str]) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(dir, &mut files);
+    assert!(!files.is_empty(), "no files under {}", dir.display());
+    files
+        .iter()
+        .filter(|f| f.file_name().is_some_and(|n| n != "tests.rs"))
+        .filter_map(|f| {
+            let text = fs::read_to_string(f).expect("reading a source file");
+            let body = non_test_part(&text);
+            let hit: Vec<&&str> = forbidden.iter().filter(|p| body.contains(**p)).collect();
+            (!hit.is_empty()).then(|| format!("{}: {hit:?}", f.display()))
+        })
+        .collect()
+}
+
+#[test]
+fn device_models_do_not_import_the_host() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ssdlab-sim/src");
+    let upward = [
+        "crate::host",
+        "crate::kernel",
+        "crate::workload",
+        "crate::experiment",
+    ];
+    let found = files_naming(&src.join("ssd"), &upward);
+    assert!(
+        found.is_empty(),
+        "device models importing the host side: {found:?}"
+    );
+    let clock = files_naming(&src.join("ssd/ftl"), &["crate::engine", "Timers"]);
+    assert!(clock.is_empty(), "the FTL has no clock: {clock:?}");
+    let engine = files_naming(&src.join("engine"), &["crate::"]);
+    assert!(
+        engine.is_empty(),
+        "the engine imports the simulator: {engine:?}"
+    );
+    // The check can fail: the kernel itself names the host.
+    assert!(!files_naming(&src, &["crate::host"]).is_empty());
+}
+
+#[test]
+fn embedded_files_stay_inside_their_crate() {
+    let (crates, files) = source_files();
+    let mut outside = Vec::new();
+    let mut embedded = 0;
+    for file in &files {
+        let text = fs::read_to_string(file).expect("reading a source file");
+        let rel = file.strip_prefix(&crates).unwrap_or(file);
+        let krate = crates.join(rel.components().next().expect("a crate folder"));
+        for part in text.split("include_").skip(1) {
+            let Some(rest) = part
+                .strip_prefix("str!(\"")
+                .or_else(|| part.strip_prefix("bytes!(\""))
+            else {
+                continue;
+            };
+            let path = &rest[..rest.find('"').unwrap_or(0)];
+            embedded += 1;
+            let target = file.parent().unwrap().join(path);
+            let resolved = target
+                .canonicalize()
+                .unwrap_or_else(|e| panic!("{}: {path}: {e}", rel.display()));
+            // A path through a link out of the crate does not package.
+            let lexical = normalise(&target);
+            if !resolved.starts_with(krate.canonicalize().unwrap())
+                || !lexical.starts_with(normalise(&krate))
+            {
+                outside.push(format!("{}: {path}", rel.display()));
+            }
+        }
+    }
+    assert!(embedded >= 10, "found only {embedded} embedded files");
+    assert!(
+        outside.is_empty(),
+        "embedded files outside their crate: {outside:?}"
+    );
+}
+
+/// `a/b/../c` → `a/c`, without touching the file system.
+fn normalise(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[test]
+fn the_architecture_names_every_crate_and_folder() {
+    let (crates, files) = source_files();
+    let doc = fs::read_to_string(crates.join("../docs/architecture.md"))
+        .expect("reading docs/architecture.md");
+    let mut folders: Vec<String> = files
+        .iter()
+        .filter_map(|f| f.parent())
+        .map(|d| format!("{}/", d.strip_prefix(&crates).unwrap_or(d).display()))
+        .collect();
+    folders.sort();
+    folders.dedup();
+    // A folder is named with its crate (`ssdlab-sim/src/ssd/ftl/`) or, in a
+    // list of siblings, by its path inside the crate's src (`ssd/gc/`,
+    // `src/stats/`) or its last two folders (`hybrid/device/`).
+    let unnamed: Vec<&String> = folders
+        .iter()
+        .filter(|f| {
+            let inner = f.split_once("/src/").map_or("", |(_, rest)| rest);
+            let parts: Vec<&str> = f.trim_end_matches('/').rsplit('/').take(2).collect();
+            let last_two = format!("{}/{}/", parts[parts.len() - 1], parts[0]);
+            let names = [f.to_string(), format!("src/{inner}"), last_two];
+            let inner_named = !inner.is_empty() && doc.contains(&format!("`{inner}`"));
+            !inner_named && !names.iter().any(|n| doc.contains(&format!("`{n}`")))
+        })
+        .collect();
+    assert!(
+        unnamed.is_empty(),
+        "folders docs/architecture.md does not name: {unnamed:?}"
+    );
+    let lines = doc.lines().count();
+    assert!(
+        lines <= 320,
+        "docs/architecture.md has {lines} lines; keep the map by folder"
     );
 }

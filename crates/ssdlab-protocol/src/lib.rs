@@ -50,4 +50,4 @@ mod time;
 pub use command::{CommandError, IoCommand, IoCompletion, Lpn};
 pub use device::{Device, DeviceInfo};
 pub use dir::Dir;
-pub use time::{Ns, Timers, MAX_TIME_NS};
+pub use time::{parse_duration_ns, Ns, Timers, MAX_TIME_NS};

@@ -1,8 +1,8 @@
 //! What the build knows: its version, the device presets, the schedulers.
 
 use pyo3::prelude::*;
+use ssdlab_sched::{TunableKind, REGISTRY};
 use ssdlab_sim::preset::{Preset, PRESETS};
-use ssdlab_sim::sched::{TunableKind, REGISTRY};
 
 /// The package's version (also the version every configuration key holds).
 #[pyfunction]

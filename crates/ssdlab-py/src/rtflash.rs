@@ -3,11 +3,9 @@
 
 use super::to_py;
 use pyo3::prelude::*;
+use ssdlab_rtflash::sim::{duration_ns, run_task_set, ChipOrder, Model, NrtPolicy, RunOptions};
+use ssdlab_rtflash::{ApproachChoice, TaskSet};
 use ssdlab_sim::error::InputError;
-use ssdlab_sim::rtflash::sim::{
-    duration_ns, run_task_set, ChipOrder, Model, NrtPolicy, RunOptions,
-};
-use ssdlab_sim::rtflash::{ApproachChoice, TaskSet};
 use std::path::PathBuf;
 
 /// One of `choices` by name, or the error naming the field and the choices.

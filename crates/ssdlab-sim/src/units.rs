@@ -4,6 +4,7 @@
 //! at its key and line like any other), and the parsers behind them.
 
 use serde::{Deserialize, Deserializer};
+use ssdlab_protocol::parse_duration_ns;
 
 #[derive(Deserialize)]
 #[serde(untagged)]
@@ -15,7 +16,7 @@ enum Written {
 /// Sizes are powers of two whichever way they are written: fio's parser
 /// (with its default `kb_base=1024`) reads "64MB" as 64 × 2^20 but "64MiB"
 /// as 64 × 10^6, so the `i` is dropped first.
-pub(crate) fn binary_units(s: &str) -> String {
+pub fn binary_units(s: &str) -> String {
     let t = s.trim();
     let lower = t.to_ascii_lowercase();
     match lower.strip_suffix("ib").or_else(|| lower.strip_suffix('i')) {
@@ -49,28 +50,6 @@ fn duration_text(s: &str) -> Result<u64, String> {
     parse_duration_ns(s.trim(), 1).map(|n| n as u64)
 }
 
-/// `500ms`, `2.5us`, `10s`, `100` (in `unit_ns`) → ns.
-pub fn parse_duration_ns(v: &str, unit_ns: i64) -> Result<i64, String> {
-    let split = v.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(v.len());
-    let (num, unit) = v.split_at(split);
-    let mult = match unit {
-        "" => unit_ns as f64,
-        "ns" => 1.0,
-        "us" | "usec" => 1e3,
-        "ms" | "msec" => 1e6,
-        "s" | "sec" => 1e9,
-        _ => return Err(format!("unknown time unit '{unit}' (ns, us, ms, s)")),
-    };
-    let x: f64 = num
-        .parse()
-        .map_err(|_| format!("'{v}' is not a duration"))?;
-    let ns = x * mult;
-    if !ns.is_finite() || ns < 0.0 || ns > i64::MAX as f64 {
-        return Err(format!("'{v}' is not a valid duration"));
-    }
-    Ok(ns.round() as i64)
-}
-
 /// Bytes: `268435456`, `"256MiB"`, `"4k"`.
 pub fn bytes<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
     written(d, size_text, "a size such as \"256MiB\"")
@@ -89,8 +68,8 @@ pub fn ns<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_duration_ns;
     use serde::Deserialize;
+    use ssdlab_protocol::parse_duration_ns;
 
     #[derive(Deserialize, Debug)]
     struct T {

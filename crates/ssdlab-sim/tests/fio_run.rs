@@ -669,7 +669,7 @@ fn same_setup_same_json() {
                 [c]\nioengine=libaio\niodepth=4\nrw=randwrite\nrate_iops=2000\n\
                 rate_process=poisson\ncmdprio_percentage=20\n";
     // Every registered scheduler, with its defaults, and one tuned K2.
-    let scheds = ssdlab_sim::sched::REGISTRY.iter().map(|e| e.name);
+    let scheds = ssdlab_sched::REGISTRY.iter().map(|e| e.name);
     for sched in scheds.chain(["k2:max_inflight=4"]) {
         let s = setup_with("seed004", sched, 0.5);
         let a = json_without_time(text, &s);

@@ -4,9 +4,9 @@
 use ssdlab_protocol::Device;
 use ssdlab_protocol::Dir;
 use ssdlab_protocol::{Ns, Timers};
+use ssdlab_sched::{IoClass, IoPrio};
 use ssdlab_sim::host::{Bio, BioDone, BlockLayer, CpuPlan, HostConfig, HostCounters, HostEvent};
 use ssdlab_sim::kernel::{Ctx, Simulation, WorkEvent, Workload};
-use ssdlab_sim::sched::{self, IoClass, IoPrio};
 use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::device::SimSsd;
 use ssdlab_sim::ssd::precondition::{precondition, Precondition};
@@ -59,7 +59,7 @@ impl Harness {
             1,
         )
         .unwrap();
-        let block = BlockLayer::new(host, sched::build(sched_spec).unwrap(), &dev.info());
+        let block = BlockLayer::new(host, ssdlab_sched::build(sched_spec).unwrap(), &dev.info());
         Harness {
             sim: Simulation::new(dev, Some(block), 1),
             batch: BioBatch::default(),
@@ -244,7 +244,11 @@ fn a_pinned_job_waits_for_tags_on_its_cpus_queue() {
     };
     let cfg = SsdConfig::load("seed004").unwrap();
     let dev = SimSsd::new(cfg, 1, false);
-    let mut block = BlockLayer::new(host, sched::build("mq-deadline").unwrap(), &dev.info());
+    let mut block = BlockLayer::new(
+        host,
+        ssdlab_sched::build("mq-deadline").unwrap(),
+        &dev.info(),
+    );
     block.use_cpus(&CpuPlan::new(&[Some(1)], 2));
     let mut q = Collect(Vec::new());
     let taken: Vec<bool> = (0..3u64)

@@ -82,7 +82,7 @@ impl PointSpec {
         };
         let text = preset.to_toml().map_err(bad)?;
         let Preset { device, host } = Preset::from_toml(&text, "point configuration")?;
-        ssdlab_sim::sched::spec::parse(&c.scheduler)
+        ssdlab_sched::spec::parse(&c.scheduler)
             .map_err(|e| InputError::invalid("scheduler", e.to_string()))?;
         crate::setup::occupancy_share(c.occupancy * 100.0, "occupancy")?;
         ssdlab_fio::parse_str(&c.job, "<job>", &|_| None)?;

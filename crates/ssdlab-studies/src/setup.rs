@@ -117,7 +117,7 @@ impl PointParams {
             .precondition
             .parse()
             .map_err(|m| InputError::invalid("precondition", m))?;
-        ssdlab_sim::sched::spec::parse(&self.scheduler)
+        ssdlab_sched::spec::parse(&self.scheduler)
             .map_err(|e| InputError::invalid("scheduler", e.to_string()))?;
         let preset = load_device(
             &self.device,

@@ -5,7 +5,6 @@ use super::stats::JobStats;
 use crate::error::InputError;
 use crate::host::{BlockLayer, CpuPlan, HostConfig, HostCounters};
 use crate::kernel::Simulation;
-use crate::sched;
 use crate::ssd::config::SsdConfig;
 use crate::ssd::device::{DeviceCounters, SimSsd};
 use crate::ssd::ftl::FtlCounters;
@@ -81,7 +80,7 @@ pub fn prepare_with_sources(
     sources: Vec<Option<Box<dyn IoSource>>>,
 ) -> Result<PreparedRun, InputError> {
     setup.host.validate()?;
-    let sched = sched::build(&setup.scheduler)
+    let sched = ssdlab_sched::build(&setup.scheduler)
         .map_err(|e| InputError::invalid("--scheduler", e.to_string()))?;
     check_device(jobfile, &setup.device)?;
     let mut dev = SimSsd::new(setup.device.clone(), setup.seed, setup.check);

@@ -5,7 +5,6 @@ use super::lb_size;
 use crate::error::InputError;
 use crate::host::{BlockLayer, HostConfig, HostCounters};
 use crate::kernel::Simulation;
-use crate::sched;
 use crate::ssd::config::{Mapping, SsdConfig};
 use crate::ssd::device::SimSsd;
 use crate::ssd::hybrid::HybridSsd;
@@ -36,8 +35,8 @@ pub fn run_postmark<D: Device>(
     seed: u64,
 ) -> Result<(PostmarkResult, D), InputError> {
     host.validate()?;
-    let sched =
-        sched::build(scheduler).map_err(|e| InputError::invalid("--scheduler", e.to_string()))?;
+    let sched = ssdlab_sched::build(scheduler)
+        .map_err(|e| InputError::invalid("--scheduler", e.to_string()))?;
     let info = device.info();
     let mut w = PostmarkWorkload::new(
         workload.postmark.clone(),

@@ -1,11 +1,11 @@
 //! Per-job statistics of a run, kept in the fio-compatible shapes of
 //! `ssdlab-metrics`.
 
-use crate::sched::IoClass;
 use crate::workload::fio_job::IoSample;
 use ssdlab_fio::JobSpec;
 use ssdlab_metrics::{self as m, JobReport, PrioStats, Sampler, FIO_DEFAULT_AVG_TIME_NS};
 use ssdlab_protocol::Ns;
+use ssdlab_sched::IoClass;
 
 pub struct JobStats {
     pub report: JobReport,

@@ -4,7 +4,6 @@
 use super::config::HostConfig;
 use super::cpus::{default_queue, CpuClock, CpuPlan};
 use super::tag_wait::TagWaiters;
-use crate::sched::{IoPrio, Request, Scheduler};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use ssdlab_protocol::DeviceInfo;
@@ -12,6 +11,7 @@ use ssdlab_protocol::Dir;
 use ssdlab_protocol::Lpn;
 use ssdlab_protocol::{IoCommand, IoCompletion};
 use ssdlab_protocol::{Ns, Timers};
+use ssdlab_sched::{IoPrio, Request, Scheduler};
 use std::collections::{BTreeMap, VecDeque};
 
 /// One I/O as a job submits it.

@@ -76,11 +76,8 @@ pub const K2_HOST_FILE: &str = "examples/k2/host.toml";
 
 /// The settings of `K2_HOST_FILE`.
 pub fn k2_host() -> ssdlab_sim::host::HostConfig {
-    ssdlab_sim::host::HostConfig::from_toml(
-        include_str!("../../../../examples/k2/host.toml"),
-        K2_HOST_FILE,
-    )
-    .expect("the K2 host file is valid")
+    ssdlab_sim::host::HostConfig::from_toml(include_str!("../../jobs/k2/host.toml"), K2_HOST_FILE)
+        .expect("the K2 host file is valid")
 }
 
 /// Which host settings a report's runs used, for its preamble.

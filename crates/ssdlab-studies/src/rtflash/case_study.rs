@@ -7,10 +7,10 @@
 //! latencies in their parts under the three layouts.
 
 use super::{Point, Row, StudyOptions, MODEL_REVISION};
+pub use ssdlab_rtflash::sim::Model;
+use ssdlab_rtflash::sim::{setup_from, simulate_on, ChipOrder, NrtPolicy, SimReport};
+use ssdlab_rtflash::{allocate, Allocation, ApproachChoice, LeftoverChips, TaskSet};
 use ssdlab_sim::error::InputError;
-pub use ssdlab_sim::rtflash::sim::Model;
-use ssdlab_sim::rtflash::sim::{setup_from, simulate_on, ChipOrder, NrtPolicy, SimReport};
-use ssdlab_sim::rtflash::{allocate, Allocation, ApproachChoice, LeftoverChips, TaskSet};
 
 /// A case-study task set, as shipped in `examples/rtflash/`.
 #[derive(Debug, Clone, Copy)]
@@ -23,8 +23,8 @@ pub struct CaseStudy {
     pub model: Model,
 }
 
-const BLOW_UP: &str = include_str!("../../../../examples/rtflash/case-study.toml");
-const INTERFERENCE: &str = include_str!("../../../../examples/rtflash/interference.toml");
+const BLOW_UP: &str = include_str!("../../jobs/rtflash/case-study.toml");
+const INTERFERENCE: &str = include_str!("../../jobs/rtflash/interference.toml");
 
 /// The case studies: the first also gives the motivation figure.
 pub const CASE_STUDIES: [CaseStudy; 4] = [

@@ -5,10 +5,10 @@ use super::case_study::{Model, VARIANTS};
 use super::ssd_check::PRESET as SSD_PRESET;
 use super::MODEL_REVISION;
 use super::{point_seed, Point, Row, StudyOptions};
-use ssdlab_sim::rtflash::generate::{generate, GenParams};
-use ssdlab_sim::rtflash::ratio::{schedulability_ratio, set_seed};
-use ssdlab_sim::rtflash::sim::NrtPolicy;
-use ssdlab_sim::rtflash::{allocate, ApproachChoice, NrtArrival, NrtLoad, Platform, TaskSet};
+use ssdlab_rtflash::generate::{generate, GenParams};
+use ssdlab_rtflash::ratio::{schedulability_ratio, set_seed};
+use ssdlab_rtflash::sim::NrtPolicy;
+use ssdlab_rtflash::{allocate, ApproachChoice, NrtArrival, NrtLoad, Platform, TaskSet};
 
 /// A family of random task sets: how many tasks for `m` chips, their write
 /// fraction and the share of the space their data fill.

@@ -8,8 +8,8 @@ use super::Row;
 use crate::report::bar_svg::BarChart;
 use crate::report::line_svg::LineChart;
 use crate::report::{write_study, Figure, StudyReport};
+use ssdlab_rtflash::sim::ChipOrder;
 use ssdlab_sim::error::InputError;
-use ssdlab_sim::rtflash::sim::ChipOrder;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 

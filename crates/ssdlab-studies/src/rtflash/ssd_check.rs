@@ -10,9 +10,9 @@
 use super::case_study::{Model, VARIANTS};
 use super::curves::{bandwidth_nrt, BANDWIDTH_CHIPS, BANDWIDTH_DEMANDS, FAMILIES};
 use super::{point_seed, Point, Row, StudyOptions, MODEL_REVISION};
-use ssdlab_sim::rtflash::generate::generate;
-use ssdlab_sim::rtflash::ratio::set_seed;
-use ssdlab_sim::rtflash::sim::ChipOrder;
+use ssdlab_rtflash::generate::generate;
+use ssdlab_rtflash::ratio::set_seed;
+use ssdlab_rtflash::sim::ChipOrder;
 
 /// Random sets drawn per point before giving up on finding enough accepted.
 const DRAWS: usize = 400;

@@ -176,7 +176,7 @@ impl SsdConfig {
 
     /// The pages of data one chip can hold and still collect: its native
     /// blocks less the host reserve, two frontiers and one block per plane.
-    pub(crate) fn pages_per_chip_for_data(&self, layout: &Layout) -> u64 {
+    pub fn pages_per_chip_for_data(&self, layout: &Layout) -> u64 {
         let native = self.geometry.blocks_per_plane as u64 - self.slc_blocks_per_plane();
         let blocks = native.saturating_sub(self.gc_blocks_per_plane());
         blocks

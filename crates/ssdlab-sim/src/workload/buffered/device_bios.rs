@@ -7,10 +7,10 @@ use super::{BufferedIo, DevBio, DevKind};
 use crate::host::page_cache::Run;
 use crate::host::{Bio, BioDone, PAGE_BYTES};
 use crate::kernel::{Ctx, WorkEvent};
-use crate::sched::IoPrio;
 use ssdlab_protocol::Device;
 use ssdlab_protocol::Dir;
 use ssdlab_protocol::Ns;
+use ssdlab_sched::IoPrio;
 
 impl BufferedIo {
     /// Reads the pages of `lpns` neither cached nor being read, in

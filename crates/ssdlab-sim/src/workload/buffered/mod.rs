@@ -27,13 +27,13 @@ mod readahead;
 use crate::host::page_cache::Run;
 use crate::host::{Bio, BioDone, HostConfig, PageCache, PageCacheCounters, PAGE_BYTES};
 use crate::kernel::Ctx;
-use crate::sched::IoPrio;
 use readahead::Readahead;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use ssdlab_protocol::Device;
 use ssdlab_protocol::Dir;
 use ssdlab_protocol::Ns;
+use ssdlab_sched::IoPrio;
 use std::collections::VecDeque;
 
 /// Ids of the bios the page cache sends to the device (job bios have the

@@ -6,13 +6,13 @@
 //! fio crate's `IoGenerator`.
 
 use crate::host::{Bio, BioDone, CpuClock, HostCosts};
-use crate::sched::{IoClass, IoPrio};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use ssdlab_fio::generator::{IoDir, IoGenerator, IoUnit};
 use ssdlab_fio::{JobSpec, PrioClass, RateProcess};
 use ssdlab_protocol::Dir;
 use ssdlab_protocol::Ns;
+use ssdlab_sched::{IoClass, IoPrio};
 use std::collections::VecDeque;
 use sync::SyncPlan;
 

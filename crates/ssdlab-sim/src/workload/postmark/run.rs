@@ -12,7 +12,6 @@ use super::report::{LatencyFigures, PostmarkReport};
 use crate::host::page_cache::Run;
 use crate::host::{Bio, BioDone, PageCache, PageCacheConfig};
 use crate::kernel::{Ctx, WorkEvent, Workload};
-use crate::sched::IoPrio;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashMap;
@@ -20,6 +19,7 @@ use ssdlab_metrics::hist::FioHistogram;
 use ssdlab_protocol::Device;
 use ssdlab_protocol::Dir;
 use ssdlab_protocol::Ns;
+use ssdlab_sched::IoPrio;
 use std::collections::VecDeque;
 
 /// Where a process is in its run.
