@@ -54,7 +54,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
     };
     let r = bench::run(&opts)?;
     if a.json {
-        return crate::print_json(&r);
+        return crate::output::print_json(&r);
     }
     print_tables(&r);
     Ok(())

@@ -29,7 +29,7 @@ pub struct Args {
     #[arg(long, default_value = "out/calibrate")]
     out: PathBuf,
     /// Points run in parallel.
-    #[arg(long, default_value_t = crate::reproduce_cmd::default_jobs(), value_parser = crate::reproduce_cmd::parse_jobs)]
+    #[arg(long, default_value_t = crate::plumbing::default_jobs(), value_parser = crate::plumbing::parse_jobs)]
     jobs: usize,
     /// Nelder–Mead iterations at most (about 1.5 evaluations each).
     #[arg(long, default_value_t = 40)]

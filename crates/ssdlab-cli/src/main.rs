@@ -6,12 +6,11 @@ mod calibrate_cmd;
 mod choices;
 mod dask_bridge;
 mod output;
+mod plumbing;
 mod postmark_cmd;
 mod presets_cmd;
 mod replay_cmd;
-mod reproduce_cmd;
-mod reproduce_rtflash;
-mod reproduce_stb;
+mod reproduce;
 mod rtflash_cmd;
 mod rtflash_run;
 mod run_cmd;
@@ -21,7 +20,6 @@ mod tune_cmd;
 mod validate_cmd;
 
 use clap::{Parser, Subcommand};
-use ssdlab_sim::error::InputError;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -47,7 +45,7 @@ enum Command {
     Trace(trace_cmd::Args),
     /// Reproduce a study: runs its grid in parallel (cached, resumable) and
     /// writes results.csv, report.md, figures and report.html.
-    Reproduce(reproduce_cmd::Args),
+    Reproduce(reproduce::Args),
     /// Postmark-like file-system load (concurrent processes, page cache with
     /// write-back) through the block layer and a scheduler to a device.
     Postmark(postmark_cmd::Args),
@@ -98,7 +96,7 @@ fn main() -> ExitCode {
         Command::Run(a) => run_cmd::run(a),
         Command::Replay(a) => replay_cmd::run(a),
         Command::Trace(a) => trace_cmd::run(a),
-        Command::Reproduce(a) => reproduce_cmd::run(a),
+        Command::Reproduce(a) => reproduce::run(a),
         Command::Postmark(a) => postmark_cmd::run(a),
         Command::Rtflash(a) => rtflash_cmd::run(a),
         Command::Tune(a) => tune_cmd::run(a),
@@ -117,12 +115,4 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-/// Prints JSON to stdout, pretty and with a trailing newline.
-fn print_json<T: serde::Serialize>(v: &T) -> Result<(), InputError> {
-    let s =
-        serde_json::to_string_pretty(v).map_err(|e| InputError::invalid("json", e.to_string()))?;
-    println!("{s}");
-    Ok(())
 }

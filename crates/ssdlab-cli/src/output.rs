@@ -197,3 +197,11 @@ fn temp_beside(target: &Path) -> Result<PathBuf, String> {
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     Ok(dir.join(format!(".{name}.ssdlab-tmp-{}-{n}", std::process::id())))
 }
+
+/// Prints JSON to stdout, pretty and with a trailing newline.
+pub fn print_json<T: serde::Serialize>(v: &T) -> Result<(), InputError> {
+    let s =
+        serde_json::to_string_pretty(v).map_err(|e| InputError::invalid("json", e.to_string()))?;
+    println!("{s}");
+    Ok(())
+}

@@ -79,7 +79,7 @@ fn analyze(a: AnalyzeArgs) -> Result<(), InputError> {
     let ts = load_task_set(&file, a.leftover_chips)?;
     let result = allocate(&ts, approach);
     if a.json {
-        return crate::print_json(&result);
+        return crate::output::print_json(&result);
     }
     print_text(&file, &ts, &result);
     Ok(())

@@ -90,7 +90,7 @@ pub fn run(a: RunArgs) -> Result<(), InputError> {
     };
     let out = run_task_set(&ts, &options).map_err(|m| InputError::invalid(file.clone(), m))?;
     if a.json {
-        return crate::print_json(&out);
+        return crate::output::print_json(&out);
     }
     print_text(&file, &out);
     Ok(())

@@ -81,7 +81,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
         ));
     }
     if a.json {
-        return crate::print_json(&results);
+        return crate::output::print_json(&results);
     }
     for t in &results {
         print_one(t);

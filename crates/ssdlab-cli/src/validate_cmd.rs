@@ -33,7 +33,7 @@ enum What {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Runs in parallel.
-        #[arg(long, default_value_t = crate::reproduce_cmd::default_jobs(), value_parser = crate::reproduce_cmd::parse_jobs)]
+        #[arg(long, default_value_t = crate::plumbing::default_jobs(), value_parser = crate::plumbing::parse_jobs)]
         jobs: usize,
         #[arg(long)]
         json: bool,
@@ -66,7 +66,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
             }
             let points = waf::run(seed, warmup, measure);
             if json {
-                return crate::print_json(&points);
+                return crate::output::print_json(&points);
             }
             println!(
                 "Greedy GC, uniform random 4 KiB overwrites (16 planes x 256 blocks x 128 pages)"
@@ -104,7 +104,7 @@ fn datasheet(preset: &str, seed: u64, jobs: usize, json: bool) -> Result<(), Inp
     }
     let rows = datasheet::run(preset, seed, jobs)?;
     if json {
-        return crate::print_json(&rows);
+        return crate::output::print_json(&rows);
     }
     println!(
         "{preset} against its data sheet (scheduler none, the preset's own host, seed {seed})"

@@ -215,6 +215,18 @@ fn run_prints_fio_compatible_json_deterministically() {
     assert_eq!((c1, c2), (0, 0), "{e1}");
     let (a, b) = (strip_timestamps(&a), strip_timestamps(&b));
     assert_eq!(a, b, "same command, same JSON");
+    // On a drive holding data (an empty one answers every read alike), the
+    // seed reaches the figures: a test that ignored its seed would pass above.
+    let with_data = |seed: &str| {
+        let (c, out, e) = ssdlab(&[&args[..], &["--occupancy", "30", "--seed", seed]].concat());
+        assert_eq!(c, 0, "{e}");
+        strip_timestamps(&out)["jobs"].clone()
+    };
+    assert_ne!(
+        with_data("1"),
+        with_data("2"),
+        "another seed, other figures"
+    );
     let jobs = a["jobs"].as_array().unwrap();
     assert_eq!(jobs.len(), 3);
     for j in jobs {

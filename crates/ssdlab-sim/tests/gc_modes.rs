@@ -158,3 +158,57 @@ fn randomized_greedy_takes_the_best_of_its_sample() {
         }
     }
 }
+
+/// How often a policy picks each block in `draws` choices, the blocks
+/// holding `valid` pages of 8 and closed in order (block 0 longest ago); a
+/// block with 8 valid pages is never a candidate.
+fn victims_of(policy: &str, valid: &[u16], draws: usize) -> Vec<u32> {
+    let (ftl, mut cfg) = ftl_with_valid_counts(valid, &vec![0; valid.len()]);
+    cfg.gc.policy = policy.parse().unwrap();
+    let mut p = make_policy(&cfg);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+    let mut taken = vec![0u32; valid.len()];
+    for _ in 0..draws {
+        let b = p
+            .select_victim(&ftl, PlaneId(0), &mut rng)
+            .expect("a victim");
+        taken[b.index()] += 1;
+    }
+    taken
+}
+
+#[test]
+fn each_gc_policy_picks_its_own_victim() {
+    let valid = [6, 2, 4, 8];
+    // Greedy: the fewest valid pages.
+    assert_eq!(victims_of("greedy", &valid, 5), [0, 5, 0, 0]);
+    // FIFO: the block closed longest ago, though it holds the most valid pages.
+    assert_eq!(victims_of("fifo", &valid, 5), [5, 0, 0, 0]);
+    // Cost-benefit, (1-u)/2u x age with age in host pages since the block
+    // closed (25, 17, 9 for blocks 0..3 of 8 pages): on 6, 2, 4 the 2-valid
+    // block (25.5 beats 4.2 and 4.5) ...
+    assert_eq!(victims_of("cost-benefit", &valid, 5), [0, 5, 0, 0]);
+    // ... but on 3, 7, 2 the older 3-valid block (20.8 against 13.5), where
+    // greedy takes the 2-valid one.
+    assert_eq!(victims_of("cost-benefit", &[3, 7, 2, 8], 5), [5, 0, 0, 0]);
+    assert_eq!(victims_of("greedy", &[3, 7, 2, 8], 5), [0, 0, 5, 0]);
+    // Random: every candidate some time, the all-valid block never.
+    let taken = victims_of("random", &valid, 300);
+    assert!(taken[..3].iter().all(|&n| n > 50), "{taken:?}");
+    assert_eq!(taken[3], 0);
+    // Every registered policy has its victim checked here or above.
+    let checked = [
+        "greedy",
+        "fifo",
+        "cost-benefit",
+        "random",
+        "prioritized",
+        "randomized-greedy",
+    ];
+    for name in ssdlab_sim::ssd::gc::REGISTRY.iter().map(|e| e.name) {
+        assert!(
+            checked.contains(&name),
+            "GC policy {name} has no victim test"
+        );
+    }
+}

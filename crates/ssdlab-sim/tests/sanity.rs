@@ -150,7 +150,7 @@ fn random_writes_on_a_full_device_run_gc_and_lose_bandwidth() {
 
 #[test]
 fn same_seed_same_figures() {
-    let run = || {
+    let run = |seed: u64| {
         let ssd = full_device("seed004");
         let span = ssd.layout().logical_pages;
         let mut sim = Simulation::new(ssd, None, 0);
@@ -159,7 +159,7 @@ fn same_seed_same_figures() {
             qd: 16,
             requests: 20_000,
             span,
-            seed: 9,
+            seed,
         }
         .run(&mut sim);
         let r = ClosedLoop {
@@ -167,12 +167,15 @@ fn same_seed_same_figures() {
             qd: 16,
             requests: 20_000,
             span,
-            seed: 9,
+            seed,
         }
         .run(&mut sim);
         (w.figures, r.figures, sim.device().stats())
     };
-    assert_eq!(run(), run());
+    assert_eq!(run(9), run(9));
+    // The seed reaches the figures: another seed, other addresses, other
+    // figures (a determinism test that ignored its seed would pass above).
+    assert_ne!(run(9), run(10));
 }
 
 #[test]

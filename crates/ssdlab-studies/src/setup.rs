@@ -27,6 +27,16 @@ pub fn load_device(
     Ok(preset)
 }
 
+/// The host file of the K2 study: Park and Lee's i5-9400 with Linux, the
+/// K2 module and fio 3.25. The studies run on it unless given another.
+pub const K2_HOST_FILE: &str = "examples/k2/host.toml";
+
+/// The settings of `K2_HOST_FILE`.
+pub fn k2_host() -> ssdlab_sim::host::HostConfig {
+    ssdlab_sim::host::HostConfig::from_toml(include_str!("../jobs/k2/host.toml"), K2_HOST_FILE)
+        .expect("the K2 host file is valid")
+}
+
 /// The name of the K2 study's host (`examples/k2/host.toml`, built in)
 /// where a host file is asked for.
 pub const K2_HOST_NAME: &str = "k2-study";
@@ -38,7 +48,7 @@ pub fn load_host(path: Option<&Path>, preset_host: HostConfig) -> Result<HostCon
         return Ok(preset_host);
     };
     if path == Path::new(K2_HOST_NAME) && !path.exists() {
-        return Ok(crate::k2::k2_host());
+        return Ok(k2_host());
     }
     let file = path.display().to_string();
     let text = ssdlab_fio::read_input_string(path)

@@ -1,7 +1,6 @@
 //! `ssdlab run`: fio jobs → host block layer + scheduler → simulated SSD, one
 //! deterministic event loop, fio's statistics out.
 
-use super::stats::JobStats;
 use crate::error::InputError;
 use crate::host::{BlockLayer, CpuPlan, HostConfig, HostCounters};
 use crate::kernel::Simulation;
@@ -13,6 +12,7 @@ use crate::ssd::precondition::{precondition, PreconditionMode, PreconditionRepor
 use crate::workload::buffered::BufferedCounters;
 use crate::workload::fio::FioWorkload;
 use crate::workload::fio_job::{FioJob, IoSource};
+use crate::workload::job_stats::JobStats;
 use ssdlab_fio::{JobFile, JobSpec};
 use ssdlab_protocol::Device;
 use ssdlab_protocol::Ns;

@@ -1,10 +1,10 @@
 //! Running a workload on the simulated host and device: fio job files
 //! (`fio_run`), the closed-loop device load (`closed_loop`), and fio's
-//! statistics and reports for them.
+//! reports for them (the per-job statistics are the workload's:
+//! `workload::job_stats`).
 
 pub mod closed_loop;
 pub mod fio_run;
 pub mod lb_size;
 pub mod postmark_run;
 pub mod report;
-pub mod stats;

@@ -4,7 +4,7 @@
 
 use super::buffered::{BufferedCounters, BufferedIo, JobMode};
 use super::fio_job::{FioJob, JobAction, JobState};
-use crate::experiment::stats::JobStats;
+use super::job_stats::JobStats;
 use crate::host::{BioDone, HostConfig};
 use crate::kernel::{Ctx, WorkEvent, Workload};
 use ssdlab_protocol::Device;

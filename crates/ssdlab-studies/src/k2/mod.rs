@@ -70,15 +70,7 @@ pub fn reproduce(
     })
 }
 
-/// The host file of the K2 study: Park and Lee's i5-9400 with Linux, the
-/// K2 module and fio 3.25. The studies run on it unless given another.
-pub const K2_HOST_FILE: &str = "examples/k2/host.toml";
-
-/// The settings of `K2_HOST_FILE`.
-pub fn k2_host() -> ssdlab_sim::host::HostConfig {
-    ssdlab_sim::host::HostConfig::from_toml(include_str!("../../jobs/k2/host.toml"), K2_HOST_FILE)
-        .expect("the K2 host file is valid")
-}
+pub use crate::setup::{k2_host, K2_HOST_FILE};
 
 /// Which host settings a report's runs used, for its preamble.
 pub fn host_description(host: &ssdlab_sim::host::HostConfig) -> String {

@@ -1,6 +1,6 @@
 //! `ssdlab reproduce stb`: the STB study (docs/stb-study.md).
 
-use crate::reproduce_cmd::{default_jobs, parse_jobs, progress_bar};
+use crate::plumbing::{default_jobs, parse_jobs, progress_bar};
 use ssdlab_sim::error::InputError;
 use ssdlab_studies::stb_study::{self, Plan, StbStudyOptions};
 use std::path::PathBuf;

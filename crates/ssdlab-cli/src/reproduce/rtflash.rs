@@ -2,7 +2,7 @@
 //! 2021) — case study, worst-case latency breakdown, schedulability curves
 //! and NRT bandwidth — into results.csv, report.md, figures and report.html.
 
-use crate::reproduce_cmd::{default_jobs, parse_jobs, progress_bar};
+use crate::plumbing::{default_jobs, parse_jobs, progress_bar};
 use ssdlab_sim::error::InputError;
 use ssdlab_studies::rtflash::{self, Plan, StudyOptions};
 use std::path::PathBuf;

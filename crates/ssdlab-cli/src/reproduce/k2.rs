@@ -1,0 +1,220 @@
+//! `reproduce k2` and `reproduce k2-rtss`: the K2 studies.
+
+use crate::choices::{name_of, K2Occupancy, K2Op};
+use crate::dask_bridge::{default_python, DaskBridge};
+use crate::plumbing::{default_jobs, parse_jobs, progress_bar};
+use ssdlab_sim::error::InputError;
+use ssdlab_sim::host::HostConfig;
+use ssdlab_sim::preset::Preset;
+use ssdlab_sim::ssd::config::SsdConfig;
+use ssdlab_sim::ssd::precondition::PreconditionMode;
+use ssdlab_studies::k2::grid::{parse_full_precondition, Plan};
+use ssdlab_studies::k2::reproduce;
+use ssdlab_studies::k2::results::{MAX_REPS, MAX_RUNTIME_S};
+use ssdlab_studies::k2::runner::{RemoteRunner, StudyOptions};
+use ssdlab_studies::setup::{load_host, K2_HOST_NAME};
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub(super) struct RtssArgs {
+    /// The paper's 10 s per point (default: 4 s).
+    #[arg(long)]
+    paper: bool,
+    #[arg(long, default_value = "out/k2-rtss")]
+    out: PathBuf,
+    #[command(flatten)]
+    common: K2Common,
+    /// Override: simulated seconds per point (1 to a simulated day).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_RUNTIME_S))]
+    runtime: Option<u64>,
+}
+
+#[derive(clap::Args)]
+pub(super) struct K2Args {
+    /// One repetition, the paper's 100 s on the partially occupied SSD and 150 s on the full one: about five minutes on two cores (default).
+    #[arg(long, conflicts_with = "paper")]
+    quick: bool,
+    /// The paper's plan: 100 s partially / 1000 s fully occupied, five repetitions.
+    #[arg(long)]
+    paper: bool,
+    /// Output directory (results.csv, report.md, report.html, figures, cache/).
+    #[arg(long, default_value = "out/k2")]
+    out: PathBuf,
+    #[command(flatten)]
+    common: K2Common,
+    /// Only these operations (read, randread, write, randwrite); repeatable.
+    #[arg(long = "op", value_enum)]
+    ops: Vec<K2Op>,
+    /// Only these device states (partial, full); repeatable.
+    #[arg(long = "occupancy", value_enum)]
+    occupancies: Vec<K2Occupancy>,
+    /// Override the plan: simulated seconds per partially occupied run (1
+    /// to a simulated day).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_RUNTIME_S))]
+    partial_runtime: Option<u64>,
+    /// Override the plan: simulated seconds per fully occupied run (1 to a
+    /// simulated day).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_RUNTIME_S))]
+    full_runtime: Option<u64>,
+    /// How the fully occupied drive's data are laid down: fill (default:
+    /// every logical page in order, the spare free), steady, rested,
+    /// random, `aged[:N]` or pts (as `ssdlab run --precondition`). The paper does
+    /// not give its drive's history; docs/k2-study.md shows what each does.
+    #[arg(long, value_name = "MODE", default_value = "fill", value_parser = parse_full_precondition)]
+    full_precondition: PreconditionMode,
+    /// Override the plan: repetitions per point (1 to 100).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_REPS as i64))]
+    reps: Option<u32>,
+    /// Run the points not in the cache on this Dask scheduler
+    /// (tcp://host:8786) through the Python package; they are kept in its
+    /// results store too (docs/cluster.md).
+    #[arg(long, value_name = "ADDRESS")]
+    dask: Option<String>,
+    /// The results store of --dask (default: OUT/store).
+    #[arg(long, requires = "dask")]
+    store: Option<PathBuf>,
+    /// The Python of --dask (default: $SSDLAB_PYTHON, else .venv/bin/python
+    /// when present, else python3).
+    #[arg(long, requires = "dask")]
+    python: Option<PathBuf>,
+}
+
+/// What the two K2 recipes share: the device, the seed and the parallelism.
+#[derive(clap::Args)]
+struct K2Common {
+    /// Points run in parallel (each holds one device: about 0.5 GB for consumer-tlc-250g).
+    #[arg(long, default_value_t = default_jobs(), value_parser = parse_jobs)]
+    jobs: usize,
+    #[arg(long, default_value = "consumer-tlc-250g")]
+    device: String,
+    /// Host settings (TOML, the keys of docs/model.md, "Host path");
+    /// default: the K2 study's host, examples/k2/host.toml (built in as
+    /// `k2-study`).
+    #[arg(long)]
+    host: Option<PathBuf>,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+impl K2Common {
+    fn check(&self) -> Result<(), InputError> {
+        if self.jobs == 0 {
+            return Err(InputError::invalid("--jobs", "must be at least 1"));
+        }
+        Ok(())
+    }
+
+    /// The device of `--device` and the host of `--host` (else the K2
+    /// study's own).
+    fn load(&self) -> Result<(SsdConfig, HostConfig), InputError> {
+        let device = Preset::load(&self.device)?.device;
+        let k2 = PathBuf::from(K2_HOST_NAME);
+        let host = load_host(Some(self.host.as_ref().unwrap_or(&k2)), Default::default())?;
+        Ok((device, host))
+    }
+}
+
+pub(super) fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
+    use ssdlab_studies::k2::{rtss, runner::RunEnv};
+    a.common.check()?;
+    let runtime = a.runtime.unwrap_or(if a.paper { 10 } else { 4 });
+    let (device, host) = a.common.load()?;
+    let env = RunEnv {
+        out: &a.out,
+        threads: a.common.jobs,
+        seed: a.common.seed,
+        device: &device,
+        host: &host,
+        remote: None,
+    };
+    let bar = progress_bar("K2 vs Linux");
+    let progress = |done: usize, total: usize| bar.tick(done, total);
+    let (rows, computed) = rtss::run(&env, runtime, &progress)?;
+    bar.finish();
+    let preamble = format!(
+        "Device `{}`, {}, {runtime} s per point, seed {}; {} points computed, {} from the cache.\n",
+        device.name,
+        ssdlab_studies::k2::host_description(&host),
+        a.common.seed,
+        computed,
+        rows.len() - computed
+    );
+    let files = rtss::write_report(&rows, &preamble, &a.out)?;
+    let h = rtss::headline(&rows);
+    println!(
+        "K2 vs Linux schedulers: {} points ({computed} computed) in {}",
+        rows.len(),
+        a.out.display()
+    );
+    println!(
+        "  best RT read p99.9 reduction   {:>5.1}x (paper: up to {}x)  {}",
+        h.read_reduction,
+        rtss::PAPER_READ_REDUCTION,
+        h.read_where
+    );
+    println!(
+        "  best RT write p99.9 reduction  {:>5.1}x (paper: up to {}x) {}",
+        h.write_reduction,
+        rtss::PAPER_WRITE_REDUCTION,
+        h.write_where
+    );
+    println!(
+        "  worst background penalty       {:>5.1}x (paper: at most {}x) {}",
+        h.max_penalty,
+        rtss::PAPER_MAX_PENALTY,
+        h.penalty_where
+    );
+    for f in files {
+        println!("  {}", f.display());
+    }
+    Ok(())
+}
+
+pub(super) fn run_k2(a: K2Args) -> Result<(), InputError> {
+    a.common.check()?;
+    // --quick is the default; clap rejects it together with --paper.
+    let base = if a.paper && !a.quick {
+        Plan::PAPER
+    } else {
+        Plan::QUICK
+    };
+    let plan = Plan {
+        partial_runtime_s: a.partial_runtime.unwrap_or(base.partial_runtime_s),
+        full_runtime_s: a.full_runtime.unwrap_or(base.full_runtime_s),
+        reps: a.reps.unwrap_or(base.reps),
+    };
+    let (device, host) = a.common.load()?;
+    let opts = StudyOptions {
+        plan,
+        out: a.out.clone(),
+        threads: a.common.jobs,
+        seed: a.common.seed,
+        host,
+        device,
+        ops: a.ops.iter().map(name_of).collect(),
+        occupancies: a.occupancies.iter().map(name_of).collect(),
+        full_precondition: a.full_precondition,
+        remote: a.dask.clone().map(|address| -> Box<dyn RemoteRunner> {
+            Box::new(DaskBridge {
+                address,
+                store: a.store.clone().unwrap_or_else(|| a.out.join("store")),
+                python: default_python(a.python.clone()),
+            })
+        }),
+    };
+    let bar = progress_bar("K2 study");
+    let progress = |done: usize, total: usize| bar.tick(done, total);
+    let out = reproduce(&opts, &progress)?;
+    bar.finish();
+    println!(
+        "K2 study: {} points ({} repetitions computed, {} from the cache) in {}",
+        out.rows.len(),
+        out.computed,
+        out.cached,
+        a.out.display()
+    );
+    for f in &out.files {
+        println!("  {}", f.display());
+    }
+    Ok(())
+}
