@@ -340,3 +340,31 @@ fn the_architecture_names_every_crate_and_folder() {
         "docs/architecture.md has {lines} lines; keep the map by folder"
     );
 }
+
+/// The simulated SSD is built from parts: its struct holds at most 12
+/// fields, each a part or a plain setting.
+#[test]
+fn the_device_struct_is_a_handful_of_parts() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ssdlab-sim/src/ssd/device/mod.rs");
+    let text = fs::read_to_string(&path).expect("reading ssd/device/mod.rs");
+    let start = text
+        .find("pub struct SimSsd {")
+        .expect("SimSsd is defined there");
+    let body = &text[start..start + text[start..].find("\n}\n").expect("its end")];
+    let fields = body
+        .lines()
+        .skip(1)
+        .filter(|l| {
+            let l = l.trim_start();
+            !l.starts_with("//") && !l.starts_with("#[") && l.contains(": ")
+        })
+        .count();
+    assert!(
+        fields >= 5,
+        "found only {fields} fields: is the parse right?"
+    );
+    assert!(
+        fields <= 12,
+        "SimSsd has {fields} fields; group them into parts"
+    );
+}

@@ -15,17 +15,17 @@ use ssdlab_protocol::{Ns, Timers};
 impl SimSsd {
     /// Channel time of one page.
     pub fn page_transfer_ns(&self) -> Ns {
-        self.page_xfer_ns
+        self.array.page_xfer_ns
     }
 
     /// Host-link DMA time of one page.
     pub fn page_link_ns(&self) -> Ns {
-        self.page_link_ns
+        self.array.page_link_ns
     }
 
     /// Free blocks below which a plane collects in the background.
     pub fn soft_gc_blocks(&self) -> u32 {
-        self.soft_blocks
+        self.policies.soft_blocks
     }
 
     /// The preset the device was built from.
@@ -41,14 +41,14 @@ impl SimSsd {
     /// A snapshot of the device's and the FTL's counters.
     pub fn stats(&self) -> DeviceStats {
         DeviceStats {
-            device: self.counters.clone(),
+            device: self.tally.counters.clone(),
             ftl: self.ftl.counters().clone(),
         }
     }
 
     /// Starts the device's own counters afresh, leaving the FTL's.
     pub fn reset_device_counters(&mut self) {
-        self.counters = DeviceCounters::default();
+        self.tally.counters = DeviceCounters::default();
     }
 
     /// Free blocks of a plane (for tests and reports).
@@ -63,33 +63,34 @@ impl SimSsd {
 
     /// Commands fetched and not yet completed.
     pub fn outstanding(&self) -> u32 {
-        self.outstanding
+        self.intake.outstanding
     }
 
     /// Whether the device has nothing queued, buffered or running.
     pub fn is_quiescent(&self) -> bool {
-        self.outstanding == 0
-            && self.queued_commands == 0
-            && self.buffer.is_empty()
+        self.intake.outstanding == 0
+            && self.intake.queued_commands == 0
+            && self.writes.buffer.is_empty()
             && !self
+                .writes
                 .shared_flushes
                 .iter()
-                .chain(self.own_flushes.iter().flatten())
+                .chain(self.writes.own_flushes.iter().flatten())
                 .any(|&(data, _, _)| data == PageData::MapTable)
-            && self.dies.iter().all(|d| matches!(d.op, DieOp::Idle))
+            && self.array.dies.iter().all(|d| matches!(d.op, DieOp::Idle))
     }
 
     /// The full invariant check (maps, valid counts, data integrity).
     pub fn check_invariants(&self) -> Result<(), String> {
-        if let Some(e) = &self.integrity_error {
+        if let Some(e) = &self.tally.integrity_error {
             return Err(e.clone());
         }
-        self.ftl.check(&|lpa| self.buffer.holds(lpa))
+        self.ftl.check(&|lpa| self.writes.buffer.holds(lpa))
     }
 
     /// Where a page may be written under the allocation policy.
     pub fn allocation_target(&self, lpa: Lpn) -> crate::ssd::alloc::Target {
-        self.allocation.target(lpa)
+        self.policies.allocation.target(lpa)
     }
 
     /// The plane holding `lpa` on flash, if it is there (a newer version
@@ -101,7 +102,7 @@ impl SimSsd {
     /// Whether `plane` may take a page of die group `group`.
     pub fn plane_in_group(&self, plane: PlaneId, group: u32) -> bool {
         let die = self.layout.die_of_plane(plane).index();
-        self.allocation.die_groups().get(die) == Some(&group)
+        self.policies.allocation.die_groups().get(die) == Some(&group)
     }
 
     /// Whether `plane` may take a page the allocation sends to `target`.
@@ -117,7 +118,9 @@ impl SimSsd {
     /// Untimed GC of one victim of `plane` (preconditioning). False when the
     /// plane has no collectable block.
     pub fn collect_now(&mut self, plane: PlaneId, rng: &mut ChaCha8Rng) -> bool {
-        let Some(victim) = super::jobs::collectable(self.gc.as_mut(), &self.ftl, plane, rng) else {
+        let Some(victim) =
+            super::jobs::collectable(self.policies.victim.as_mut(), &self.ftl, plane, rng)
+        else {
             return false;
         };
         self.ftl.relocate(victim);
@@ -152,7 +155,7 @@ impl Device for SimSsd {
     }
 
     fn take_completions(&mut self, out: &mut Vec<IoCompletion>) {
-        out.append(&mut self.completions);
+        out.append(&mut self.intake.completions);
     }
 
     fn now(&self) -> Ns {

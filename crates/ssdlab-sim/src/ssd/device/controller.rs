@@ -31,9 +31,9 @@ impl SimSsd {
         // The lookup comes at CmdReady; its cache miss can overlap the
         // events in between.
         self.prefetch_map_entry(cmd.lpa);
-        let sq = cmd.sq as usize % self.sqs.len();
-        self.sqs[sq].push_back(cmd);
-        self.queued_commands += 1;
+        let sq = cmd.sq as usize % self.intake.sqs.len();
+        self.intake.sqs[sq].push_back(cmd);
+        self.intake.queued_commands += 1;
         self.fetch(now, q);
         Ok(())
     }
@@ -51,20 +51,22 @@ impl SimSsd {
     /// device queue has room. Firmware decode is serial; write data crosses
     /// the host link before the command is ready.
     fn fetch(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
-        while self.queued_commands > 0 && self.outstanding < self.cfg.controller.queue_depth {
-            let n = self.sqs.len();
-            let Some(sq) = (self.rr..n)
-                .chain(0..self.rr)
-                .find(|&i| !self.sqs[i].is_empty())
+        while self.intake.queued_commands > 0
+            && self.intake.outstanding < self.cfg.controller.queue_depth
+        {
+            let n = self.intake.sqs.len();
+            let Some(sq) = (self.intake.rr..n)
+                .chain(0..self.intake.rr)
+                .find(|&i| !self.intake.sqs[i].is_empty())
             else {
-                unreachable!("{} commands counted as queued", self.queued_commands);
+                unreachable!("{} commands counted as queued", self.intake.queued_commands);
             };
-            self.rr = if sq + 1 == n { 0 } else { sq + 1 };
-            let cmd = self.sqs[sq].pop_front().expect("non-empty queue");
-            self.queued_commands -= 1;
-            self.outstanding += 1;
-            self.idle_since = None;
-            self.counters.commands += 1;
+            self.intake.rr = if sq + 1 == n { 0 } else { sq + 1 };
+            let cmd = self.intake.sqs[sq].pop_front().expect("non-empty queue");
+            self.intake.queued_commands -= 1;
+            self.intake.outstanding += 1;
+            self.fold.idle_since = None;
+            self.tally.counters.commands += 1;
             let slot = self.alloc_slot(cmd);
             let mut firmware = self.cfg.controller.command_ns;
             if cmd.op == Dir::Read {
@@ -73,14 +75,15 @@ impl SimSsd {
             // The submission entry crosses the link before decode starts;
             // a write's data is read from host memory after it.
             let fetched = now + self.cfg.controller.pcie_read_ns;
-            let cores = self.ctrl_busy.len();
-            let core = &mut self.ctrl_busy[sq % cores];
+            let cores = self.intake.ctrl_busy.len();
+            let core = &mut self.intake.ctrl_busy[sq % cores];
             *core = (*core).max(fetched) + firmware;
             let mut ready = *core;
             if cmd.op == Dir::Write {
-                let per_page = self.slots[slot.index()].link_ns_per_page as u64;
-                self.link_in_busy = self.link_in_busy.max(ready) + per_page * cmd.pages as u64;
-                ready = self.link_in_busy + self.cfg.controller.pcie_read_ns;
+                let per_page = self.intake.slots[slot.index()].link_ns_per_page as u64;
+                self.intake.link_in_busy =
+                    self.intake.link_in_busy.max(ready) + per_page * cmd.pages as u64;
+                ready = self.intake.link_in_busy + self.cfg.controller.pcie_read_ns;
             }
             q.schedule(ready, DevEvent::CmdReady(slot));
         }
@@ -102,21 +105,21 @@ impl SimSsd {
             latest: 0,
             deadline: cmd.deadline.unwrap_or(NO_DEADLINE),
         };
-        match self.free_slots.pop() {
+        match self.intake.free_slots.pop() {
             Some(i) => {
-                self.slots[i.index()] = slot;
+                self.intake.slots[i.index()] = slot;
                 i
             }
             None => {
-                self.slots.push(slot);
-                SlotId(self.slots.len() as u32 - 1)
+                self.intake.slots.push(slot);
+                SlotId(self.intake.slots.len() as u32 - 1)
             }
         }
     }
 
     /// One page of a command is done at `at` (≥ now).
     pub(super) fn page_done(&mut self, slot: SlotId, at: Ns, q: &mut impl Timers<DevEvent>) {
-        let s = &mut self.slots[slot.index()];
+        let s = &mut self.intake.slots[slot.index()];
         s.latest = s.latest.max(at);
         s.remaining -= 1;
         if s.remaining == 0 {
@@ -129,9 +132,9 @@ impl SimSsd {
 
     /// A read page leaves over the host link at `at`.
     pub(super) fn read_page_out(&mut self, slot: SlotId, at: Ns, q: &mut impl Timers<DevEvent>) {
-        let per_page = self.slots[slot.index()].link_ns_per_page as u64;
-        self.link_out_busy = self.link_out_busy.max(at) + per_page;
-        let done = self.link_out_busy;
+        let per_page = self.intake.slots[slot.index()].link_ns_per_page as u64;
+        self.intake.link_out_busy = self.intake.link_out_busy.max(at) + per_page;
+        let done = self.intake.link_out_busy;
         self.page_done(slot, done, q);
     }
 
@@ -145,22 +148,22 @@ impl SimSsd {
             DevEvent::CmdReady(slot) => self.on_cmd_ready(slot, now, q),
             DevEvent::ReadArrayDone(die) => self.on_read_array_done(die, now, q),
             DevEvent::DieDone { die, gen } => {
-                if self.dies[die.index()].gen == gen {
+                if self.array.dies[die.index()].gen == gen {
                     self.on_die_done(die, now, q);
                 }
             }
             DevEvent::GatherDue => self.on_gather_due(now, q),
             DevEvent::FoldDue => self.on_fold_due(now, q),
             DevEvent::CmdComplete(slot) => {
-                let s = &self.slots[slot.index()];
-                self.completions.push(IoCompletion {
+                let s = &self.intake.slots[slot.index()];
+                self.intake.completions.push(IoCompletion {
                     id: s.id,
                     time: now,
                 });
-                self.free_slots.push(slot);
-                self.outstanding -= 1;
+                self.intake.free_slots.push(slot);
+                self.intake.outstanding -= 1;
                 self.fetch(now, q);
-                if self.outstanding == 0 {
+                if self.intake.outstanding == 0 {
                     self.drive_idle(now, q);
                 }
             }
@@ -172,10 +175,10 @@ impl SimSsd {
     /// time, so a drive that idles between every request adds no event per
     /// request.
     fn drive_idle(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
-        self.idle_since = Some(now);
-        if self.fold_idle_ns > 0 && !self.fold_due_armed {
-            self.fold_due_armed = true;
-            q.schedule(now + self.fold_idle_ns, DevEvent::FoldDue);
+        self.fold.idle_since = Some(now);
+        if self.fold.idle_ns > 0 && !self.fold.due_armed {
+            self.fold.due_armed = true;
+            q.schedule(now + self.fold.idle_ns, DevEvent::FoldDue);
         }
     }
 
@@ -183,13 +186,13 @@ impl SimSsd {
     /// idle long enough; an idle period that began later is checked at its
     /// own due time; a busy drive waits for its next idle period.
     fn on_fold_due(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
-        self.fold_due_armed = false;
-        let Some(since) = self.idle_since else {
+        self.fold.due_armed = false;
+        let Some(since) = self.fold.idle_since else {
             return;
         };
-        let due = since + self.fold_idle_ns;
+        let due = since + self.fold.idle_ns;
         if now < due {
-            self.fold_due_armed = true;
+            self.fold.due_armed = true;
             q.schedule(due, DevEvent::FoldDue);
             return;
         }
@@ -198,18 +201,18 @@ impl SimSsd {
 
     fn on_cmd_ready(&mut self, slot: SlotId, now: Ns, q: &mut impl Timers<DevEvent>) {
         let (op, lpa0, pages) = {
-            let s = &self.slots[slot.index()];
+            let s = &self.intake.slots[slot.index()];
             (s.op, s.lpa, s.pages)
         };
         let dram = now + self.cfg.controller.dram_ns;
         for lpa in (0..pages).map(|i| lpa0 + i) {
             match op {
                 Dir::Read => {
-                    self.counters.read_pages += 1;
+                    self.tally.counters.read_pages += 1;
                     self.read_page(slot, lpa, now, q);
                 }
                 Dir::Write => {
-                    self.counters.write_pages += 1;
+                    self.tally.counters.write_pages += 1;
                     self.write_page(slot, lpa, now, q);
                 }
                 Dir::Trim => {
@@ -229,8 +232,8 @@ impl SimSsd {
     /// or flash.
     fn read_page(&mut self, slot: SlotId, lpa: Lpn, now: Ns, q: &mut impl Timers<DevEvent>) {
         let dram = now + self.cfg.controller.dram_ns;
-        if self.buffer.holds(lpa) {
-            self.counters.buffer_read_hits += 1;
+        if self.writes.buffer.holds(lpa) {
+            self.tally.counters.buffer_read_hits += 1;
             self.read_page_out(slot, dram, q);
             return;
         }
@@ -239,13 +242,13 @@ impl SimSsd {
         }
         let Some(ppa) = self.ftl.lookup(lpa) else {
             // Never written or trimmed: the controller returns zeroes.
-            self.counters.unmapped_reads += 1;
+            self.tally.counters.unmapped_reads += 1;
             self.read_page_out(slot, dram, q);
             return;
         };
         let tx = ReadTx::new(ReadFor::Host(slot), lpa, ppa, &self.layout);
         let die = self.layout.die_of_plane(tx.plane);
-        self.dies[die.index()].reads.push_back(tx);
+        self.array.dies[die.index()].reads.push_back(tx);
         self.wake_for_read(die, now, q);
     }
 
@@ -253,8 +256,8 @@ impl SimSsd {
         if let Some(ra) = self.read_ahead.as_mut() {
             ra.invalidate(lpa);
         }
-        if self.buffer.must_wait(slot, lpa) {
-            self.counters.write_stalls += 1;
+        if self.writes.buffer.must_wait(slot, lpa) {
+            self.tally.counters.write_stalls += 1;
             return;
         }
         self.buffer_write(slot, lpa, now, q);
@@ -267,7 +270,7 @@ impl SimSsd {
         if let Some(ra) = self.read_ahead.as_mut() {
             ra.invalidate(lpa);
         }
-        let superseded = self.buffer.trim(lpa);
+        let superseded = self.writes.buffer.trim(lpa);
         self.forget_late_deadline(lpa);
         self.ftl.trim(lpa);
         for (slot, _) in superseded {
@@ -284,11 +287,11 @@ impl SimSsd {
         q: &mut impl Timers<DevEvent>,
         more: impl Fn(&Self) -> bool,
     ) {
-        for k in 0..self.channel_first.len() {
+        for k in 0..self.array.channel_first.len() {
             if !more(self) {
                 return;
             }
-            self.try_start(self.channel_first[k], now, q);
+            self.try_start(self.array.channel_first[k], now, q);
         }
     }
 }

@@ -11,7 +11,7 @@ impl SimSsd {
     /// The deadline of a queued read (a prefetch has none).
     fn read_tx_deadline(&self, tx: &ReadTx) -> Ns {
         match tx.read_for {
-            ReadFor::Host(slot) => self.slots[slot.index()].deadline,
+            ReadFor::Host(slot) => self.intake.slots[slot.index()].deadline,
             ReadFor::Prefetch | ReadFor::Promoted => NO_DEADLINE,
         }
     }
@@ -25,7 +25,7 @@ impl SimSsd {
 
     /// The earliest deadline of the reads queued at `die`.
     pub(super) fn read_deadline(&self, die: DieId) -> Option<Ns> {
-        let d = &self.dies[die.index()];
+        let d = &self.array.dies[die.index()];
         let earliest = d.reads.iter().map(|tx| self.read_tx_deadline(tx)).min();
         earliest.filter(|&t| t != NO_DEADLINE)
     }
@@ -41,12 +41,12 @@ impl SimSsd {
         };
         // The planes of a die group share one queue: look at it once.
         let mut last = None;
-        let mut best = earliest(&self.shared_flushes);
+        let mut best = earliest(&self.writes.shared_flushes);
         for plane in self.planes_of(die) {
-            let own = self.own_queue[plane.index()] as usize;
+            let own = self.writes.own_queue[plane.index()] as usize;
             if last != Some(own) {
                 last = Some(own);
-                best = best.min(earliest(&self.own_flushes[own]));
+                best = best.min(earliest(&self.writes.own_flushes[own]));
             }
         }
         (best != NO_DEADLINE).then_some(best)
@@ -56,7 +56,7 @@ impl SimSsd {
     /// (the earliest queued among equals), where a read pass starts.
     #[inline(never)]
     pub(super) fn earliest_read_to_front(&mut self, die: DieId) {
-        let reads = &self.dies[die.index()].reads;
+        let reads = &self.array.dies[die.index()].reads;
         let Some((i, _)) = reads
             .iter()
             .enumerate()
@@ -65,7 +65,7 @@ impl SimSsd {
             return;
         };
         if i > 0 {
-            let reads = &mut self.dies[die.index()].reads;
+            let reads = &mut self.array.dies[die.index()].reads;
             let tx = reads.remove(i).expect("in range");
             reads.push_front(tx);
         }
@@ -78,7 +78,7 @@ impl SimSsd {
         plane: PlaneId,
         stream: Stream,
     ) -> Option<ProgramItem> {
-        let own = self.own_queue[plane.index()] as usize;
+        let own = self.writes.own_queue[plane.index()] as usize;
         loop {
             let earliest = |q: &VecDeque<Flush>| {
                 q.iter()
@@ -87,15 +87,17 @@ impl SimSsd {
                     .map(|(i, &(_, queued, deadline))| (deadline, queued, i))
             };
             let (data, _, _) = match (
-                earliest(&self.own_flushes[own]),
-                earliest(&self.shared_flushes),
+                earliest(&self.writes.own_flushes[own]),
+                earliest(&self.writes.shared_flushes),
             ) {
                 (None, None) => return None,
                 // On a tie the plane's own page goes first, as in
                 // arrival order (`next_flush`).
-                (Some(a), Some(b)) if (b.0, b.1) < (a.0, a.1) => self.shared_flushes.remove(b.2),
-                (Some(a), _) => self.own_flushes[own].remove(a.2),
-                (None, Some(b)) => self.shared_flushes.remove(b.2),
+                (Some(a), Some(b)) if (b.0, b.1) < (a.0, a.1) => {
+                    self.writes.shared_flushes.remove(b.2)
+                }
+                (Some(a), _) => self.writes.own_flushes[own].remove(a.2),
+                (None, Some(b)) => self.writes.shared_flushes.remove(b.2),
             }
             .expect("in range");
             if let Some(item) = self.take_flush(data, plane, stream) {
@@ -108,13 +110,15 @@ impl SimSsd {
     /// flush of that page takes the earlier deadline; if the page is being
     /// programmed, its next flush will.
     pub(super) fn note_rewrite_deadline(&mut self, lpa: Lpn, deadline: Ns) {
-        if !self.by_deadline || deadline == NO_DEADLINE {
+        if !self.policies.by_deadline || deadline == NO_DEADLINE {
             return;
         }
-        let queue = match self.allocation.target(lpa) {
-            Target::Plane(plane) => &mut self.own_flushes[self.own_queue[plane.index()] as usize],
-            Target::Group(group) => &mut self.own_flushes[group as usize],
-            Target::Any => &mut self.shared_flushes,
+        let queue = match self.policies.allocation.target(lpa) {
+            Target::Plane(plane) => {
+                &mut self.writes.own_flushes[self.writes.own_queue[plane.index()] as usize]
+            }
+            Target::Group(group) => &mut self.writes.own_flushes[group as usize],
+            Target::Any => &mut self.writes.shared_flushes,
         };
         let queued = queue
             .iter_mut()
@@ -122,7 +126,11 @@ impl SimSsd {
         match queued {
             Some((_, _, d)) => *d = (*d).min(deadline),
             None => {
-                let d = self.late_deadlines.entry(lpa.0).or_insert(NO_DEADLINE);
+                let d = self
+                    .writes
+                    .late_deadlines
+                    .entry(lpa.0)
+                    .or_insert(NO_DEADLINE);
                 *d = (*d).min(deadline);
             }
         }
@@ -130,10 +138,13 @@ impl SimSsd {
 
     /// The deadline a page's re-flush inherits (see `note_rewrite_deadline`).
     pub(super) fn take_late_deadline(&mut self, lpa: Lpn) -> Ns {
-        if self.late_deadlines.is_empty() {
+        if self.writes.late_deadlines.is_empty() {
             return NO_DEADLINE;
         }
-        self.late_deadlines.remove(&lpa.0).unwrap_or(NO_DEADLINE)
+        self.writes
+            .late_deadlines
+            .remove(&lpa.0)
+            .unwrap_or(NO_DEADLINE)
     }
 
     /// Whether a read with a deadline waits at `die` and the GC job
@@ -141,7 +152,7 @@ impl SimSsd {
     /// one only for a read due before the programs it collects for (the
     /// read takes no free page; the job resumes before any program).
     pub(super) fn deadline_read_preempts(&self, die: DieId, job: &Job) -> bool {
-        if !self.by_deadline || job.kind != JobKind::Gc {
+        if !self.policies.by_deadline || job.kind != JobKind::Gc {
             return false;
         }
         let Some(read) = self.read_deadline(die) else {
@@ -152,8 +163,8 @@ impl SimSsd {
 
     /// A trimmed page needs no second program: it inherits nothing.
     pub(super) fn forget_late_deadline(&mut self, lpa: Lpn) {
-        if !self.late_deadlines.is_empty() {
-            self.late_deadlines.remove(&lpa.0);
+        if !self.writes.late_deadlines.is_empty() {
+            self.writes.late_deadlines.remove(&lpa.0);
         }
     }
 
@@ -161,7 +172,7 @@ impl SimSsd {
     /// GC job running there may stop for it (a critical job is what the
     /// page waits for).
     pub(super) fn deadline_program_preempts(&self, die: DieId, job: &Job) -> bool {
-        self.by_deadline
+        self.policies.by_deadline
             && job.kind == JobKind::Gc
             && !job.critical
             && self.program_deadline(die).is_some()

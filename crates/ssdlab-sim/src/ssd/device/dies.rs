@@ -31,29 +31,32 @@ impl SimSsd {
     /// One look at an idle die; true when a read pass started nothing and
     /// the die must look again.
     fn try_start_once(&mut self, die: DieId, now: Ns, q: &mut impl Timers<DevEvent>) -> bool {
-        if !matches!(self.dies[die.index()].op, DieOp::Idle) {
+        if !matches!(self.array.dies[die.index()].op, DieOp::Idle) {
             return false;
         }
         // A suspended program admits one read operation, then resumes (a
         // later read may suspend it again).
-        if self.dies[die.index()].suspended.is_some() {
-            if self.dies[die.index()].suspend_read_done
-                || self.dies[die.index()].reads.is_empty()
+        if self.array.dies[die.index()].suspended.is_some() {
+            if self.array.dies[die.index()].suspend_read_done
+                || self.array.dies[die.index()].reads.is_empty()
                 || (self.read_ahead.is_some() && !self.has_host_read(die))
             {
-                let (items, rem) = self.dies[die.index()].suspended.take().expect("checked");
+                let (items, rem) = self.array.dies[die.index()]
+                    .suspended
+                    .take()
+                    .expect("checked");
                 self.resume_program(die, items, rem, now, q);
                 return false;
             }
-            self.dies[die.index()].suspend_read_done = true;
+            self.array.dies[die.index()].suspend_read_done = true;
             return !self.start_read(die, now, q);
         }
-        let d = &self.dies[die.index()];
+        let d = &self.array.dies[die.index()];
         let reads_queued = !d.reads.is_empty();
         // The controller's own prefetches are not host reads.
         let host_read_queued =
             reads_queued && (self.read_ahead.is_none() || self.has_host_read(die));
-        let (read_deadline, program_deadline) = if self.by_deadline {
+        let (read_deadline, program_deadline) = if self.policies.by_deadline {
             self.deadlines_of(die)
         } else {
             (None, None)
@@ -70,7 +73,7 @@ impl SimSsd {
             program_deadline,
         };
         // A static order: the device may change while it tries the kinds.
-        let order = self.die_scheduler.order(&view);
+        let order = self.policies.die_scheduler.order(&view);
         for &work in order {
             match self.try_work(die, work, &view, now, q) {
                 Tried::Started => return false,
@@ -109,7 +112,7 @@ impl SimSsd {
             DieWork::PacedHostProgram => {
                 let cap = self.mixed_program_cap(die);
                 return started(
-                    std::mem::take(&mut self.dies[die.index()].host_turn)
+                    std::mem::take(&mut self.array.dies[die.index()].host_turn)
                         && self.start_program(die, cap, now, q),
                 );
             }
@@ -135,7 +138,7 @@ impl SimSsd {
         at: Ns,
         q: &mut impl Timers<DevEvent>,
     ) {
-        let d = &mut self.dies[die.index()];
+        let d = &mut self.array.dies[die.index()];
         d.gen = d.gen.wrapping_add(1);
         d.op = op;
         q.schedule(at, DevEvent::DieDone { die, gen: d.gen });
@@ -155,12 +158,12 @@ impl SimSsd {
         if spread == 0.0 {
             return nominal;
         }
-        let f: f64 = self.rng.gen_range(1.0 - spread..=1.0 + spread);
+        let f: f64 = self.policies.rng.gen_range(1.0 - spread..=1.0 + spread);
         (nominal as f64 * f).round() as Ns
     }
 
     pub(super) fn on_die_done(&mut self, die: DieId, now: Ns, q: &mut impl Timers<DevEvent>) {
-        let op = std::mem::replace(&mut self.dies[die.index()].op, DieOp::Idle);
+        let op = std::mem::replace(&mut self.array.dies[die.index()].op, DieOp::Idle);
         match op {
             DieOp::Program { items, .. } => {
                 // The old copies' reverse-map entries, all at once (their
@@ -175,7 +178,7 @@ impl SimSsd {
             DieOp::Job(mut job) => match job.quota.take() {
                 Some(pages) => {
                     job.pages_left -= pages;
-                    self.dies[die.index()].paused_gc = Some(job);
+                    self.array.dies[die.index()].paused_gc = Some(job);
                 }
                 None => {
                     for victim in job.victims.into_iter().flatten() {
@@ -184,7 +187,7 @@ impl SimSsd {
                 }
             },
             DieOp::Pausing(job) => {
-                let d = &mut self.dies[die.index()];
+                let d = &mut self.array.dies[die.index()];
                 match job.kind {
                     JobKind::Gc => d.paused_gc = Some(job),
                     JobKind::Fold => d.paused_fold = Some(job),

@@ -31,7 +31,7 @@ impl SimSsd {
     /// job resumes before a new one starts.
     pub(super) fn next_gc(&mut self, die: DieId, critical: bool) -> Option<Job> {
         let reserve = self.ftl.host_reserve_blocks();
-        if let Some(job) = self.dies[die.index()].paused_gc {
+        if let Some(job) = self.array.dies[die.index()].paused_gc {
             // Any plane of the die at its reserve makes the paused job run to
             // its end, so that the critical job can follow it.
             let is_critical = self
@@ -40,7 +40,7 @@ impl SimSsd {
             if critical && !is_critical {
                 return None;
             }
-            self.dies[die.index()].paused_gc = None;
+            self.array.dies[die.index()].paused_gc = None;
             return Some(Job {
                 critical: is_critical,
                 ..job
@@ -72,7 +72,7 @@ impl SimSsd {
                 // A multi-plane job takes the die's other planes along when
                 // they are near their own trigger (within twice the soft
                 // threshold), as firmware that collects across planes does.
-                let close = self.ftl.free_blocks(plane) < 2 * self.soft_blocks;
+                let close = self.ftl.free_blocks(plane) < 2 * self.policies.soft_blocks;
                 if close && !global && i < MAX_PARALLEL_VICTIMS {
                     near[i] = Some(plane);
                 }
@@ -82,7 +82,7 @@ impl SimSsd {
                 continue;
             };
             if global {
-                let score = self.gc.score(&self.ftl, victim);
+                let score = self.policies.victim.score(&self.ftl, victim);
                 if best.is_none_or(|(s, _)| score > s) {
                     best = Some((score, victim));
                 }
@@ -113,7 +113,12 @@ impl SimSsd {
     /// The policy's victim on `plane`, if its valid pages fit the plane's
     /// GC frontier.
     fn collectable_victim(&mut self, plane: PlaneId) -> Option<BlockId> {
-        collectable(self.gc.as_mut(), &self.ftl, plane, &mut self.rng)
+        collectable(
+            self.policies.victim.as_mut(),
+            &self.ftl,
+            plane,
+            &mut self.policies.rng,
+        )
     }
 
     /// Victims a GC job collects at once: one per plane of the die with
@@ -132,14 +137,14 @@ impl SimSsd {
             ftl: &self.ftl,
             plane,
             now: self.clock,
-            soft_blocks: self.soft_blocks,
+            soft_blocks: self.policies.soft_blocks,
         };
-        self.trigger.due(&ctx)
+        self.policies.trigger.due(&ctx)
     }
 
     /// Background folding of the SLC cache, when the die has nothing else.
     pub(super) fn next_fold(&mut self, die: DieId) -> Option<Job> {
-        if let Some(job) = self.dies[die.index()].paused_fold.take() {
+        if let Some(job) = self.array.dies[die.index()].paused_fold.take() {
             return Some(job);
         }
         let idle = self.drive_idle_long_enough();
@@ -167,8 +172,8 @@ impl SimSsd {
     /// Whether the drive has been idle for `slc_cache.fold_idle_ns` (always
     /// true when that is 0).
     fn drive_idle_long_enough(&self) -> bool {
-        let wait = self.fold_idle_ns;
-        wait == 0 || self.idle_since.is_some_and(|t| self.clock >= t + wait)
+        let wait = self.fold.idle_ns;
+        wait == 0 || self.fold.idle_since.is_some_and(|t| self.clock >= t + wait)
     }
 
     /// Relocates the victims' valid pages in the maps now and returns the
@@ -184,7 +189,7 @@ impl SimSsd {
         let bus = if self.cfg.gc.copy_back {
             0
         } else {
-            2 * self.page_xfer_ns
+            2 * self.array.page_xfer_ns
         };
         // Per mapping page: a share of the flash-page read and of the
         // one-shot program.
@@ -249,7 +254,7 @@ impl SimSsd {
             }
             None => {
                 job.quota = None;
-                self.dies[die.index()].host_turn = false;
+                self.array.dies[die.index()].host_turn = false;
                 end
             }
         };
@@ -260,7 +265,7 @@ impl SimSsd {
     /// the quota that set it paid for the pages earlier programs left unpaid.
     fn yield_after(&mut self, die: DieId, job: &mut Job, pages: u32) {
         job.quota = Some(pages);
-        let d = &mut self.dies[die.index()];
+        let d = &mut self.array.dies[die.index()];
         d.host_turn = true;
         d.unpaid_pages = 0;
     }
@@ -283,7 +288,7 @@ impl SimSsd {
         };
         let first_plane = self.layout.plane_of_die(die, 0);
         let per_plane = self.paced_host_pages(first_plane, job);
-        let unpaid = self.dies[die.index()].unpaid_pages;
+        let unpaid = self.array.dies[die.index()].unpaid_pages;
         let host_pages = per_plane as f64 * programmed as f64 + f64::from(unpaid);
         let quota = ((host_pages * job.copies_per_host_page).ceil() as u32).max(1);
         (quota < job.pages_left).then_some(quota)
@@ -307,7 +312,7 @@ impl SimSsd {
         if !self.cfg.gc.mixed_programs {
             return None;
         }
-        let job = self.dies[die.index()].paused_gc.as_ref()?;
+        let job = self.array.dies[die.index()].paused_gc.as_ref()?;
         Some(self.paced_host_pages(self.layout.plane_of_die(die, 0), job))
     }
 
@@ -328,7 +333,7 @@ impl SimSsd {
         let Some(c) = cap else {
             return prog;
         };
-        self.dies[die.index()].unpaid_pages += items.saturating_sub(c * planes) as u32;
+        self.array.dies[die.index()].unpaid_pages += items.saturating_sub(c * planes) as u32;
         if most < full {
             prog * most as u64 / full as u64
         } else {
@@ -361,12 +366,12 @@ impl SimSsd {
             let erase_end = copy_end + job.erase_left;
             job.pages_left = 0;
             job.erase_left = erase_end - now + s.resume_ns;
-            self.counters.suspends += 1;
+            self.tally.counters.suspends += 1;
             now + s.suspend_ns
         } else {
             return;
         };
-        self.counters.gc_preemptions += 1;
+        self.tally.counters.gc_preemptions += 1;
         self.set_die_op(die, DieOp::Pausing(job), pause_at, q);
     }
 }

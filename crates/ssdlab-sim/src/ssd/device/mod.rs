@@ -10,23 +10,29 @@
 //! its ready work (critical GC, host reads, programs, GC, prefetches,
 //! folding) is the die scheduler's (`ssd::die_sched`).
 //!
-//! This file holds the types and construction; `controller.rs` the
-//! controller and event handling, `dies.rs` the die scheduling, `api.rs`
-//! the accessors and the `Device` impl, `reads.rs` the read path,
-//! `writes.rs` the buffer and program path, `jobs.rs` GC and folding.
+//! The device is a handful of parts, each owning one concern's state
+//! (`parts.rs`: the resolved policies, command intake, the write path's
+//! queues, the fold's idle clock, the flash array, the tally; `map_cache.rs`:
+//! the mapping-table cache). This file holds the types and construction;
+//! `controller.rs` the controller and event handling, `dies.rs` the die
+//! scheduling, `api.rs` the accessors and the `Device` impl, `reads.rs` the
+//! read path, `writes.rs` the buffer and program path, `jobs.rs` GC and
+//! folding.
 
-use super::alloc::{make_policy as make_allocation, AllocationPolicy};
+use super::alloc::make_policy as make_allocation;
 use super::buffer::WriteBuffer;
 use super::config::{GcExecution, SsdConfig};
-use super::die_sched::{self, DieScheduler};
+use super::die_sched;
 use super::ftl::{Ftl, FtlCounters, SlcLending, Stream};
-use super::gc::trigger::{make_trigger, GcTrigger, TriggerCtx};
+use super::gc::trigger::{make_trigger, TriggerCtx};
 use super::gc::{make_policy, GcPolicy};
 use super::ids::{BlockId, DieId, Lpn, PlaneId, Ppn, SlotId};
 use super::layout::Layout;
+use map_cache::MapCache;
+use parts::{FlashArray, Fold, Intake, Policies, Tally, WritePath};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use ssdlab_protocol::{Dir, IoCommand, IoCompletion};
+use ssdlab_protocol::Dir;
 use ssdlab_protocol::{Ns, Timers};
 use std::collections::VecDeque;
 
@@ -35,6 +41,8 @@ mod controller;
 mod deadlines;
 mod dies;
 mod jobs;
+mod map_cache;
+mod parts;
 pub mod precondition;
 mod random_steady;
 mod read_ahead;
@@ -259,68 +267,13 @@ pub struct SimSsd {
     cfg: SsdConfig,
     layout: Layout,
     ftl: Ftl,
-    gc: Box<dyn GcPolicy>,
-    trigger: Box<dyn GcTrigger>,
-    rng: ChaCha8Rng,
-    buffer: WriteBuffer,
-    dies: Vec<Die>,
-    channel_busy: Vec<Ns>,
-    allocation: Box<dyn AllocationPolicy>,
-    die_scheduler: Box<dyn DieScheduler>,
-    /// The die scheduler serves by deadline (`DieScheduler::by_deadline`).
-    by_deadline: bool,
-    /// Deadlines of pages rewritten while their older version was being
-    /// programmed: the page's next flush inherits it (deadline order only).
-    late_deadlines: rustc_hash::FxHashMap<u32, Ns>,
-    /// Pages waiting to be flushed to their home plane, or to any plane of
-    /// their die group (chip clusters): a queue per plane or per group.
-    own_flushes: Vec<VecDeque<Flush>>,
-    /// Each plane's own queue in `own_flushes`.
-    own_queue: Vec<u32>,
-    /// Pages waiting to be flushed to any plane.
-    shared_flushes: VecDeque<Flush>,
-    /// A `GatherDue` event is pending.
-    gather_armed: bool,
-    /// Emptied buffers of finished array reads, for the next ones.
-    read_scratch: Vec<ReadScratch>,
-    /// The flash page in each plane's page register (None after a program
-    /// or erase).
-    plane_register: Vec<Option<u32>>,
-    /// Dirty mapping-table pages in DRAM, and their order of first dirtying.
-    map_dirty: rustc_hash::FxHashSet<u32>,
-    map_dirty_order: VecDeque<u32>,
-    /// The dies in the order idle dies are offered work: channel first
-    /// (die k of channel 0, of channel 1, …, then die k + 1).
-    channel_first: Vec<DieId>,
-    sqs: Vec<VecDeque<IoCommand>>,
-    /// Commands waiting in all submission queues (a fetch with none to
-    /// take returns without scanning the queues).
-    queued_commands: u32,
-    rr: usize,
-    outstanding: u32,
-    /// Since when no command has been outstanding (None while busy).
-    idle_since: Option<Ns>,
-    /// How long the drive must be idle before a cache with room folds
-    /// (`slc_cache.fold_idle_ns`; 0 = no wait).
-    fold_idle_ns: Ns,
-    /// A `FoldDue` is pending (at most one is: an idle period that began
-    /// while one was pending is checked when it fires).
-    fold_due_armed: bool,
-    slots: Vec<Slot>,
-    free_slots: Vec<SlotId>,
-    /// When each firmware core is next free.
-    ctrl_busy: Vec<Ns>,
-    /// The controller's read path (decode) is busy until then.
-    decode_busy: Ns,
-    link_in_busy: Ns,
-    link_out_busy: Ns,
-    soft_blocks: u32,
-    page_xfer_ns: Ns,
-    page_link_ns: Ns,
-    counters: DeviceCounters,
-    completions: Vec<IoCompletion>,
-    /// First data-integrity failure seen on a read (checked runs only).
-    integrity_error: Option<String>,
+    policies: Policies,
+    intake: Intake,
+    writes: WritePath,
+    map_cache: MapCache,
+    fold: Fold,
+    array: FlashArray,
+    tally: Tally,
     /// The latest time the device was driven at.
     clock: Ns,
     read_ahead: Option<Box<read_ahead::ReadAheadState>>,
@@ -370,47 +323,55 @@ impl SimSsd {
         let own_queue = own_queues(&layout, allocation.die_groups());
         let die_scheduler = die_sched::build(cfg.controller.die_scheduler);
         SimSsd {
-            gc: make_policy(&cfg),
-            trigger: make_trigger(&cfg),
-            rng: ChaCha8Rng::seed_from_u64(seed),
-            buffer,
-            dies,
-            channel_busy: vec![0; layout.channels as usize],
-            own_flushes: vec![
-                VecDeque::new();
-                own_queue.iter().max().map_or(0, |&q| q as usize + 1)
-            ],
-            own_queue,
-            allocation,
-            by_deadline: die_scheduler.by_deadline(),
-            die_scheduler,
-            late_deadlines: Default::default(),
-            shared_flushes: VecDeque::new(),
-            gather_armed: false,
-            read_scratch: Vec::new(),
-            plane_register: vec![None; layout.planes as usize],
-            map_dirty: Default::default(),
-            map_dirty_order: VecDeque::new(),
-            channel_first: channel_first_order(&layout),
-            sqs: vec![VecDeque::new(); cfg.controller.submission_queues as usize],
-            rr: 0,
-            queued_commands: 0,
-            outstanding: 0,
-            idle_since: Some(0),
-            fold_idle_ns: cfg.slc_cache.as_ref().map_or(0, |s| s.fold_idle_ns),
-            fold_due_armed: false,
-            slots: Vec::new(),
-            free_slots: Vec::new(),
-            ctrl_busy: vec![0; cfg.controller.firmware_cores as usize],
-            decode_busy: 0,
-            link_in_busy: 0,
-            link_out_busy: 0,
-            soft_blocks,
-            page_xfer_ns,
-            page_link_ns,
-            counters: DeviceCounters::default(),
-            completions: Vec::new(),
-            integrity_error: None,
+            policies: Policies {
+                victim: make_policy(&cfg),
+                trigger: make_trigger(&cfg),
+                by_deadline: die_scheduler.by_deadline(),
+                die_scheduler,
+                allocation,
+                soft_blocks,
+                rng: ChaCha8Rng::seed_from_u64(seed),
+            },
+            intake: Intake {
+                sqs: vec![VecDeque::new(); cfg.controller.submission_queues as usize],
+                queued_commands: 0,
+                rr: 0,
+                outstanding: 0,
+                slots: Vec::new(),
+                free_slots: Vec::new(),
+                ctrl_busy: vec![0; cfg.controller.firmware_cores as usize],
+                link_in_busy: 0,
+                link_out_busy: 0,
+                completions: Vec::new(),
+            },
+            writes: WritePath {
+                buffer,
+                own_flushes: vec![
+                    VecDeque::new();
+                    own_queue.iter().max().map_or(0, |&q| q as usize + 1)
+                ],
+                own_queue,
+                shared_flushes: VecDeque::new(),
+                gather_armed: false,
+                late_deadlines: Default::default(),
+            },
+            map_cache: MapCache::default(),
+            fold: Fold {
+                idle_since: Some(0),
+                idle_ns: cfg.slc_cache.as_ref().map_or(0, |s| s.fold_idle_ns),
+                due_armed: false,
+            },
+            array: FlashArray {
+                dies,
+                channel_busy: vec![0; layout.channels as usize],
+                channel_first: channel_first_order(&layout),
+                plane_register: vec![None; layout.planes as usize],
+                read_scratch: Vec::new(),
+                decode_busy: 0,
+                page_xfer_ns,
+                page_link_ns,
+            },
+            tally: Tally::default(),
             clock: 0,
             read_ahead: cfg
                 .controller

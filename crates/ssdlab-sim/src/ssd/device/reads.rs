@@ -8,7 +8,7 @@ use super::*;
 impl SimSsd {
     /// A read arrived at `die`: start it, or preempt background work for it.
     pub(super) fn wake_for_read(&mut self, die: DieId, now: Ns, q: &mut impl Timers<DevEvent>) {
-        match self.dies[die.index()].op {
+        match self.array.dies[die.index()].op {
             DieOp::Idle => self.try_start(die, now, q),
             DieOp::Job(job)
                 if self.read_preempts(&job) || self.deadline_read_preempts(die, &job) =>
@@ -48,11 +48,11 @@ impl SimSsd {
         } else {
             1
         };
-        if self.by_deadline {
+        if self.policies.by_deadline {
             self.earliest_read_to_front(die);
         }
         // Buffers of finished reads are reused: no allocation per read.
-        let (mut txs, mut sensed) = self.read_scratch.pop().unwrap_or_default();
+        let (mut txs, mut sensed) = self.array.read_scratch.pop().unwrap_or_default();
         txs.clear();
         sensed.clear();
         let mut array_ns = 0;
@@ -72,7 +72,7 @@ impl SimSsd {
                 !(demand_only && tx.read_for == ReadFor::Prefetch)
                     && may_take_read(&sensed, first_in_block, tx)
             };
-            let queue = &self.dies[die.index()].reads;
+            let queue = &self.array.dies[die.index()].reads;
             let Some(skipped) = queue.range(i..).take(16 - looked).position(fits) else {
                 break;
             };
@@ -80,15 +80,15 @@ impl SimSsd {
             i += skipped;
             let tx = queue[i];
             // Re-resolve: the page may have been rewritten or moved since.
-            let mapped = if self.buffer.holds(tx.lpa) {
+            let mapped = if self.writes.buffer.holds(tx.lpa) {
                 None
             } else {
                 self.ftl.lookup(tx.lpa)
             };
             let Some(ppa) = mapped else {
-                self.dies[die.index()].reads.remove(i);
+                self.array.dies[die.index()].reads.remove(i);
                 if !tx.read_for.is_prefetch() {
-                    self.counters.buffer_read_hits += 1;
+                    self.tally.counters.buffer_read_hits += 1;
                 }
                 self.deliver(tx, now + self.cfg.controller.dram_ns, q);
                 continue;
@@ -101,14 +101,14 @@ impl SimSsd {
             };
             let owner = self.layout.die_of_plane(tx.plane);
             if owner != die {
-                self.dies[die.index()].reads.remove(i);
-                self.dies[owner.index()].reads.push_back(tx);
+                self.array.dies[die.index()].reads.remove(i);
+                self.array.dies[owner.index()].reads.push_back(tx);
                 self.wake_for_read(owner, now, q);
                 continue;
             }
             if moved {
                 // Its new address may no longer suit the read being built.
-                self.dies[die.index()].reads[i] = tx;
+                self.array.dies[die.index()].reads[i] = tx;
                 if !may_take_read(&sensed, first_in_block, &tx) {
                     i += 1;
                     continue;
@@ -122,26 +122,26 @@ impl SimSsd {
             if !self.cfg.timing.independent_plane_reads {
                 first_in_block.get_or_insert(tx.page_in_block);
             }
-            if self.plane_register[plane.index()] == Some(page) {
-                self.counters.register_hits += 1;
+            if self.array.plane_register[plane.index()] == Some(page) {
+                self.tally.counters.register_hits += 1;
             } else {
-                self.counters.flash_reads += 1;
+                self.tally.counters.flash_reads += 1;
                 array_ns = array_ns.max(self.read_time(ppa));
             }
-            self.dies[die.index()].reads.remove(i);
+            self.array.dies[die.index()].reads.remove(i);
             if let Err(e) = self.ftl.verify_flash_read(tx.lpa) {
-                self.integrity_error.get_or_insert(e);
+                self.tally.integrity_error.get_or_insert(e);
             }
             txs.push(tx);
         }
         if txs.is_empty() {
-            self.read_scratch.push((txs, sensed));
+            self.array.read_scratch.push((txs, sensed));
             return false;
         }
         if sensed.len() > 1 {
-            self.counters.multi_plane_ops += 1;
+            self.tally.counters.multi_plane_ops += 1;
         }
-        self.dies[die.index()].op = DieOp::Read { txs, sensed };
+        self.array.dies[die.index()].op = DieOp::Read { txs, sensed };
         q.schedule(
             now + self.cfg.timing.flash_command_ns + array_ns,
             DevEvent::ReadArrayDone(die),
@@ -153,7 +153,7 @@ impl SimSsd {
     /// the die scheduler looks at.
     #[inline]
     pub(super) fn has_host_read(&self, die: DieId) -> bool {
-        self.dies[die.index()]
+        self.array.dies[die.index()]
             .reads
             .iter()
             .take(16)
@@ -185,23 +185,23 @@ impl SimSsd {
         q: &mut impl Timers<DevEvent>,
     ) {
         let DieOp::Read { txs, sensed } =
-            std::mem::replace(&mut self.dies[die.index()].op, DieOp::Idle)
+            std::mem::replace(&mut self.array.dies[die.index()].op, DieOp::Idle)
         else {
             unreachable!("ReadArrayDone without a read in progress");
         };
         for &(plane, page) in &sensed {
-            self.plane_register[plane.index()] = Some(page);
+            self.array.plane_register[plane.index()] = Some(page);
         }
-        let ch = self.dies[die.index()].channel as usize;
-        let mut t = self.channel_busy[ch].max(now);
+        let ch = self.array.dies[die.index()].channel as usize;
+        let mut t = self.array.channel_busy[ch].max(now);
         for tx in &txs {
-            t += self.page_xfer_ns;
+            t += self.array.page_xfer_ns;
             let decode = self.cfg.controller.read_page_ns;
-            self.decode_busy = self.decode_busy.max(t) + decode;
-            self.deliver(*tx, self.decode_busy, q);
+            self.array.decode_busy = self.array.decode_busy.max(t) + decode;
+            self.deliver(*tx, self.array.decode_busy, q);
         }
-        self.channel_busy[ch] = t;
-        self.read_scratch.push((txs, sensed));
+        self.array.channel_busy[ch] = t;
+        self.array.read_scratch.push((txs, sensed));
         // The die stays busy until its data has left the chip.
         self.set_die_op(die, DieOp::ReadOut, t, q);
     }
@@ -209,7 +209,7 @@ impl SimSsd {
     /// A program or erase on the die overwrites its planes' page registers.
     pub(super) fn clear_registers(&mut self, die: DieId) {
         for plane in self.planes_of(die) {
-            self.plane_register[plane.index()] = None;
+            self.array.plane_register[plane.index()] = None;
         }
     }
 
@@ -267,10 +267,10 @@ impl SimSsd {
                 self.promote_prefetch(lpa, now, q);
             }
         }
-        self.counters.read_ahead_hits += 1;
+        self.tally.counters.read_ahead_hits += 1;
         if version != self.ftl.version(lpa) {
             let e = format!("read-ahead served lpa {lpa} at version {version}, not the latest");
-            self.integrity_error.get_or_insert(e);
+            self.tally.integrity_error.get_or_insert(e);
         }
         true
     }
@@ -290,7 +290,7 @@ impl SimSsd {
         };
         for next in ra.on_host_read(lpa, pages, logical).map(Lpn) {
             let ra = self.read_ahead.as_mut().expect("read-ahead on");
-            if ra.is_known(next) || self.buffer.holds(next) {
+            if ra.is_known(next) || self.writes.buffer.holds(next) {
                 continue;
             }
             let Some(ppa) = self.ftl.lookup(next) else {
@@ -301,13 +301,13 @@ impl SimSsd {
                 break;
             }
             ra.issue(next, self.ftl.version(next));
-            self.counters.prefetched_pages += 1;
+            self.tally.counters.prefetched_pages += 1;
             let tx = ReadTx::new(ReadFor::Prefetch, next, ppa, &self.layout);
             let die = self.layout.die_of_plane(tx.plane);
-            self.dies[die.index()].reads.push_back(tx);
+            self.array.dies[die.index()].reads.push_back(tx);
             // Background work: a prefetch starts an idle die but suspends
             // and preempts nothing.
-            if matches!(self.dies[die.index()].op, DieOp::Idle) {
+            if matches!(self.array.dies[die.index()].op, DieOp::Idle) {
                 self.try_start(die, now, q);
             }
         }
@@ -320,7 +320,7 @@ impl SimSsd {
             return;
         };
         let die = self.layout.die_of_plane(self.layout.plane_of(ppa));
-        if let Some(tx) = self.dies[die.index()]
+        if let Some(tx) = self.array.dies[die.index()]
             .reads
             .iter_mut()
             .find(|tx| tx.read_for == ReadFor::Prefetch && tx.lpa == lpa)

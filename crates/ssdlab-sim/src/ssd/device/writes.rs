@@ -19,13 +19,13 @@ impl SimSsd {
             ra.invalidate(lpa);
         }
         let version = self.ftl.next_version(lpa);
-        let deadline = self.slots[slot.index()].deadline;
-        if self.buffer.insert(slot, lpa, version) {
+        let deadline = self.intake.slots[slot.index()].deadline;
+        if self.writes.buffer.insert(slot, lpa, version) {
             self.enqueue_flush(lpa, deadline, now, q);
         } else {
             self.note_rewrite_deadline(lpa, deadline);
         }
-        if !self.buffer.write_through() {
+        if !self.writes.buffer.write_through() {
             self.page_done(slot, now + self.cfg.controller.dram_ns, q);
         }
     }
@@ -41,18 +41,18 @@ impl SimSsd {
     ) {
         self.arm_gather(now, q);
         let entry = (PageData::Host(lpa), now, deadline);
-        match self.allocation.target(lpa) {
+        match self.policies.allocation.target(lpa) {
             Target::Plane(plane) => {
-                let own = self.own_queue[plane.index()] as usize;
-                self.own_flushes[own].push_back(entry);
+                let own = self.writes.own_queue[plane.index()] as usize;
+                self.writes.own_flushes[own].push_back(entry);
                 self.wake_for_write(self.layout.die_of_plane(plane), now, q);
             }
             Target::Group(group) => {
-                self.own_flushes[group as usize].push_back(entry);
+                self.writes.own_flushes[group as usize].push_back(entry);
                 self.offer_group(group, now, q);
             }
             Target::Any => {
-                self.shared_flushes.push_back(entry);
+                self.writes.shared_flushes.push_back(entry);
                 self.offer_shared(now, q);
             }
         }
@@ -62,16 +62,17 @@ impl SimSsd {
     /// channel-first order, until it is empty; then, if pages still wait,
     /// the group's busy dies are woken for them (a fold yields, a running
     /// background GC job is paced).
-    fn offer_group(&mut self, group: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
+    pub(super) fn offer_group(&mut self, group: u32, now: Ns, q: &mut impl Timers<DevEvent>) {
         let queue = group as usize;
         for idle_only in [true, false] {
-            for k in 0..self.channel_first.len() {
-                if self.own_flushes[queue].is_empty() {
+            for k in 0..self.array.channel_first.len() {
+                if self.writes.own_flushes[queue].is_empty() {
                     return;
                 }
-                let die = self.channel_first[k];
-                let idle = matches!(self.dies[die.index()].op, DieOp::Idle);
-                if self.allocation.die_groups()[die.index()] == group && idle == idle_only {
+                let die = self.array.channel_first[k];
+                let idle = matches!(self.array.dies[die.index()].op, DieOp::Idle);
+                if self.policies.allocation.die_groups()[die.index()] == group && idle == idle_only
+                {
                     self.wake_for_write(die, now, q);
                 }
             }
@@ -82,12 +83,15 @@ impl SimSsd {
     /// until it is empty (an idle die may prefer GC, have no room, or wait to
     /// gather a full program).
     pub(super) fn offer_shared(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
-        self.start_idle_dies(now, q, |ssd| !ssd.shared_flushes.is_empty());
+        self.start_idle_dies(now, q, |ssd| !ssd.writes.shared_flushes.is_empty());
         // Shared pages concern every die: one running background GC paces
         // it, or (serving by deadline) stops for a page with a deadline.
-        if (self.cfg.gc.pacing || self.by_deadline) && !self.shared_flushes.is_empty() {
+        if (self.cfg.gc.pacing || self.policies.by_deadline)
+            && !self.writes.shared_flushes.is_empty()
+        {
             for d in self.layout.all_dies() {
-                if matches!(self.dies[d.index()].op, DieOp::Job(job) if job.kind == JobKind::Gc) {
+                if matches!(self.array.dies[d.index()].op, DieOp::Job(job) if job.kind == JobKind::Gc)
+                {
                     self.wake_for_write(d, now, q);
                 }
             }
@@ -96,71 +100,29 @@ impl SimSsd {
 
     pub(super) fn arm_gather(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
         let gather = self.cfg.buffer.gather_ns;
-        if gather > 0 && !self.gather_armed {
-            self.gather_armed = true;
+        if gather > 0 && !self.writes.gather_armed {
+            self.writes.gather_armed = true;
             q.schedule(now + gather, DevEvent::GatherDue);
         }
     }
 
     /// Pages have waited long enough: idle dies program what there is.
     pub(super) fn on_gather_due(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
-        self.gather_armed = false;
+        self.writes.gather_armed = false;
         self.start_idle_dies(now, q, |_| true);
         // Busy dies too: pages now due preempt folds and pace GC.
         for d in self.layout.all_dies() {
             self.wake_for_write(d, now, q);
         }
-        let waiting =
-            !self.shared_flushes.is_empty() || self.own_flushes.iter().any(|f| !f.is_empty());
+        let waiting = !self.writes.shared_flushes.is_empty()
+            || self.writes.own_flushes.iter().any(|f| !f.is_empty());
         if waiting {
             self.arm_gather(now, q);
         }
     }
 
-    /// A mapping update of a host page dirties its table page; when the
-    /// dirty-page cache overflows, the `write_back_batch` oldest dirty table
-    /// pages are queued for writing back.
-    pub(super) fn note_map_update(&mut self, lpa: Lpn, now: Ns, q: &mut impl Timers<DevEvent>) {
-        let Some(j) = &self.cfg.ftl.map_journal else {
-            return;
-        };
-        let (table_page, limit) = (lpa.0 / j.entries_per_page, j.dirty_pages as usize);
-        let batch = j.write_back_batch as usize;
-        if !self.map_dirty.insert(table_page) {
-            return;
-        }
-        self.map_dirty_order.push_back(table_page);
-        if self.map_dirty_order.len() <= limit {
-            return;
-        }
-        let entries = j.entries_per_page;
-        let mut groups = Vec::new();
-        for _ in 0..batch {
-            let oldest = self.map_dirty_order.pop_front().expect("over the limit");
-            self.map_dirty.remove(&oldest);
-            // A table page stays with the data it maps: with chip clusters,
-            // on that cluster's chips (its first entry's page is mapped).
-            match self.allocation.target(Lpn(oldest * entries)) {
-                Target::Group(g) => {
-                    self.own_flushes[g as usize].push_back((PageData::MapTable, now, NO_DEADLINE));
-                    groups.push(g);
-                }
-                _ => self
-                    .shared_flushes
-                    .push_back((PageData::MapTable, now, NO_DEADLINE)),
-            }
-        }
-        self.arm_gather(now, q);
-        groups.sort_unstable();
-        groups.dedup();
-        for g in groups {
-            self.offer_group(g, now, q);
-        }
-        self.offer_shared(now, q);
-    }
-
     pub(super) fn wake_for_write(&mut self, die: DieId, now: Ns, q: &mut impl Timers<DevEvent>) {
-        match self.dies[die.index()].op {
+        match self.array.dies[die.index()].op {
             DieOp::Idle => self.try_start(die, now, q),
             DieOp::Job(job) if job.kind == JobKind::Fold && self.program_ready(die, now) => {
                 self.preempt_job(die, job, now, q)
@@ -211,8 +173,8 @@ impl SimSsd {
     /// Whether `plane` has a full program queued, or pages that waited
     /// `gather_ns` (always, when flushing eagerly).
     pub(super) fn plane_ready(&self, plane: PlaneId, now: Ns) -> bool {
-        let own = &self.own_flushes[self.own_queue[plane.index()] as usize];
-        let queued = own.len() + self.shared_flushes.len();
+        let own = &self.writes.own_flushes[self.writes.own_queue[plane.index()] as usize];
+        let queued = own.len() + self.writes.shared_flushes.len();
         if queued == 0 {
             return false;
         }
@@ -220,7 +182,7 @@ impl SimSsd {
         if gather == 0 || queued >= self.program_pages(plane) {
             return true;
         }
-        let oldest = [own.front(), self.shared_flushes.front()]
+        let oldest = [own.front(), self.writes.shared_flushes.front()]
             .into_iter()
             .flatten()
             .map(|&(_, t, _)| t)
@@ -301,15 +263,15 @@ impl SimSsd {
         for lpa in host_pages(&items) {
             self.ftl.prefetch(lpa);
         }
-        self.counters.flash_programs += planes as u64;
+        self.tally.counters.flash_programs += planes as u64;
         if planes > 1 {
-            self.counters.multi_plane_ops += 1;
+            self.tally.counters.multi_plane_ops += 1;
         }
         self.clear_registers(die);
-        let ch = self.dies[die.index()].channel as usize;
-        let xfer_end = self.channel_busy[ch].max(now + self.cfg.timing.flash_command_ns)
-            + self.page_xfer_ns * items.len() as u64;
-        self.channel_busy[ch] = xfer_end;
+        let ch = self.array.dies[die.index()].channel as usize;
+        let xfer_end = self.array.channel_busy[ch].max(now + self.cfg.timing.flash_command_ns)
+            + self.array.page_xfer_ns * items.len() as u64;
+        self.array.channel_busy[ch] = xfer_end;
         // One array time per plane programmed (its first page stands for it).
         let mut prog = 0;
         let mut plane = None;
@@ -357,28 +319,33 @@ impl SimSsd {
     /// its die group's) first, then the shared one. Entries trimmed or
     /// already flushing are dropped.
     pub(super) fn next_flush(&mut self, plane: PlaneId, stream: Stream) -> Option<ProgramItem> {
-        if self.by_deadline {
+        if self.policies.by_deadline {
             return self.next_flush_by_deadline(plane, stream);
         }
-        let own = self.own_queue[plane.index()] as usize;
+        let own = self.writes.own_queue[plane.index()] as usize;
         // Older shared entries (mapping-table pages under static allocation)
         // go before the plane's own, so neither starves.
-        while self.shared_flushes.front().is_some_and(|&(_, t, _)| {
-            self.own_flushes[own]
-                .front()
-                .is_some_and(|&(_, own, _)| t < own)
-        }) {
-            let (data, _, _) = self.shared_flushes.pop_front().expect("checked");
+        while self
+            .writes
+            .shared_flushes
+            .front()
+            .is_some_and(|&(_, t, _)| {
+                self.writes.own_flushes[own]
+                    .front()
+                    .is_some_and(|&(_, own, _)| t < own)
+            })
+        {
+            let (data, _, _) = self.writes.shared_flushes.pop_front().expect("checked");
             if let Some(item) = self.take_flush(data, plane, stream) {
                 return Some(item);
             }
         }
-        while let Some((data, _, _)) = self.own_flushes[own].pop_front() {
+        while let Some((data, _, _)) = self.writes.own_flushes[own].pop_front() {
             if let Some(item) = self.take_flush(data, plane, stream) {
                 return Some(item);
             }
         }
-        while let Some((data, _, _)) = self.shared_flushes.pop_front() {
+        while let Some((data, _, _)) = self.writes.shared_flushes.pop_front() {
             if let Some(item) = self.take_flush(data, plane, stream) {
                 return Some(item);
             }
@@ -398,7 +365,7 @@ impl SimSsd {
             let ppa = self.ftl.alloc_page(plane, stream)?;
             return Some((data, ppa, 0));
         };
-        let version = self.buffer.start_flush(lpa)?;
+        let version = self.writes.buffer.start_flush(lpa)?;
         let ppa = self
             .ftl
             .alloc_page(plane, stream)
@@ -408,7 +375,7 @@ impl SimSsd {
 
     pub(super) fn suspend_program(&mut self, die: DieId, now: Ns, q: &mut impl Timers<DevEvent>) {
         let s = self.cfg.timing.suspend.clone().expect("suspend configured");
-        let d = &mut self.dies[die.index()];
+        let d = &mut self.array.dies[die.index()];
         if d.suspended.is_some() {
             return;
         }
@@ -419,7 +386,7 @@ impl SimSsd {
         let remaining = end.saturating_sub(now) + s.resume_ns;
         d.suspended = Some((items, remaining));
         d.suspend_read_done = false;
-        self.counters.suspends += 1;
+        self.tally.counters.suspends += 1;
         self.set_die_op(die, DieOp::Suspending, now + s.suspend_ns, q);
     }
 
@@ -467,10 +434,10 @@ impl SimSsd {
             // The table page supersedes an older copy: count the space as
             // garbage at once (the table is a tiny share of the flash).
             self.ftl.commit_stale(ppa);
-            self.counters.map_pages_written += 1;
+            self.tally.counters.map_pages_written += 1;
             return;
         };
-        let c = self.buffer.commit(lpa, version);
+        let c = self.writes.buffer.commit(lpa, version);
         if c.trimmed {
             self.ftl.commit_stale(ppa);
         } else {
@@ -491,7 +458,7 @@ impl SimSsd {
 
     /// Lets back-pressured writes into freed buffer slots, in arrival order.
     pub(super) fn admit_waiting(&mut self, now: Ns, q: &mut impl Timers<DevEvent>) {
-        while let Some((slot, lpa)) = self.buffer.next_admitted() {
+        while let Some((slot, lpa)) = self.writes.buffer.next_admitted() {
             self.buffer_write(slot, lpa, now, q);
         }
     }
