@@ -11,8 +11,7 @@ mod postmark_cmd;
 mod presets_cmd;
 mod replay_cmd;
 mod reproduce;
-mod rtflash_cmd;
-mod rtflash_run;
+mod rtflash;
 mod run_cmd;
 mod schedulers_cmd;
 mod trace_cmd;
@@ -51,7 +50,7 @@ enum Command {
     Postmark(postmark_cmd::Args),
     /// Real-time flash analysis: `rtflash analyze` allocates RT tasks to
     /// clusters of flash chips and bounds their worst-case latency.
-    Rtflash(rtflash_cmd::Args),
+    Rtflash(rtflash::Args),
     /// Choose K2's bound for an objective (O1/O2) from a study's results.csv.
     Tune(tune_cmd::Args),
     /// Fit preset keys to measured figures (a targets file: starting preset,
@@ -98,7 +97,7 @@ fn main() -> ExitCode {
         Command::Trace(a) => trace_cmd::run(a),
         Command::Reproduce(a) => reproduce::run(a),
         Command::Postmark(a) => postmark_cmd::run(a),
-        Command::Rtflash(a) => rtflash_cmd::run(a),
+        Command::Rtflash(a) => rtflash::run(a),
         Command::Tune(a) => tune_cmd::run(a),
         Command::Calibrate(a) => calibrate_cmd::run(a),
         Command::Bench(a) => bench_cmd::run(a),

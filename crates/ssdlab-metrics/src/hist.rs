@@ -11,7 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::stats::IoStat;
+use crate::io_stat::IoStat;
 
 /// Bits of a value kept as the index within a group (fio: 6).
 pub const FIO_IO_U_PLAT_BITS: u32 = 6;

@@ -17,6 +17,7 @@
 
 pub mod csv;
 pub mod hist;
+pub mod io_stat;
 pub mod json;
 pub mod sampler;
 pub mod stats;

@@ -84,7 +84,7 @@ impl PointSpec {
         let Preset { device, host } = Preset::from_toml(&text, "point configuration")?;
         ssdlab_sched::spec::parse(&c.scheduler)
             .map_err(|e| InputError::invalid("scheduler", e.to_string()))?;
-        crate::setup::occupancy_share(c.occupancy * 100.0, "occupancy")?;
+        occupancy_share(c.occupancy * 100.0, "occupancy")?;
         ssdlab_fio::parse_str(&c.job, "<job>", &|_| None)?;
         Ok(PointSpec {
             job_name: "<job>".into(),
@@ -218,6 +218,17 @@ fn per_second_totals(res: &fio_run::RunResult) -> Vec<(u64, u64, u64)> {
         }
     }
     totals.into_iter().map(|(s, (b, i))| (s, b, i)).collect()
+}
+
+/// An occupancy in percent, checked, as a share of the logical space.
+pub fn occupancy_share(percent: f64, field: &str) -> Result<f64, InputError> {
+    if !(0.0..=100.0).contains(&percent) {
+        return Err(InputError::invalid(
+            field,
+            format!("{percent} is outside [0, 100]"),
+        ));
+    }
+    Ok(percent / 100.0)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! parameters of one point. The CLI and the Python package share these, so
 //! both refuse the same input with the same message.
 
+pub use crate::point::occupancy_share;
 use crate::point::PointSpec;
 use serde::Deserialize;
 use ssdlab_sim::error::InputError;
@@ -54,17 +55,6 @@ pub fn load_host(path: Option<&Path>, preset_host: HostConfig) -> Result<HostCon
     let text = ssdlab_fio::read_input_string(path)
         .map_err(|e| InputError::invalid(&file, e.to_string()))?;
     HostConfig::from_toml(&text, &file)
-}
-
-/// An occupancy in percent, checked, as a share of the logical space.
-pub fn occupancy_share(percent: f64, field: &str) -> Result<f64, InputError> {
-    if !(0.0..=100.0).contains(&percent) {
-        return Err(InputError::invalid(
-            field,
-            format!("{percent} is outside [0, 100]"),
-        ));
-    }
-    Ok(percent / 100.0)
 }
 
 /// One point as a user gives it (Python's `ssdlab.sweep` sends these as

@@ -1,6 +1,7 @@
 //! The blk-mq request path: bio → (merge | tag + request) → scheduler →
 //! dispatch on a hardware queue → device → completion → bios end.
 
+use super::bio::{Bio, BioDone};
 use super::config::HostConfig;
 use super::cpus::{default_queue, CpuClock, CpuPlan};
 use super::tag_wait::TagWaiters;
@@ -11,43 +12,8 @@ use ssdlab_protocol::Dir;
 use ssdlab_protocol::Lpn;
 use ssdlab_protocol::{IoCommand, IoCompletion};
 use ssdlab_protocol::{Ns, Timers};
-use ssdlab_sched::{IoPrio, Request, Scheduler};
+use ssdlab_sched::{Request, Scheduler};
 use std::collections::{BTreeMap, VecDeque};
-
-/// One I/O as a job submits it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Bio {
-    pub id: u64,
-    pub job: u32,
-    pub dir: Dir,
-    /// Start in 512-byte sectors.
-    pub sector: u64,
-    pub bytes: u32,
-    pub prio: IoPrio,
-    pub sync: bool,
-    /// REQ_PREFLUSH (with no data: an empty flush).
-    pub flush: bool,
-    /// REQ_FUA.
-    pub fua: bool,
-    /// When the job issued it (before the submission cost).
-    pub issue_ns: Ns,
-    /// When it entered the block layer.
-    pub submit_ns: Ns,
-}
-
-impl Bio {
-    /// An empty REQ_PREFLUSH: what fsync sends once the data is down.
-    pub fn is_empty_flush(&self) -> bool {
-        self.flush && self.bytes == 0
-    }
-}
-
-/// A bio has ended; the job sees it at `time`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BioDone {
-    pub bio: Bio,
-    pub time: Ns,
-}
 
 /// A request's id in the host's events: 32 bits keep an event, and so the
 /// kernel's queue entries, small. Ids wrap after 2^32 requests, far more

@@ -4,13 +4,15 @@
 //! dispatches them to the device's hardware queues and completes them, charging
 //! the host CPU costs that decide results such as K2-1 being slower than K2-2.
 
+mod bio;
 mod block;
 mod config;
 mod cpus;
 pub mod page_cache;
 mod tag_wait;
 
-pub use block::{Bio, BioDone, BlockLayer, HostCounters, HostEvent, RequestId};
+pub use bio::{Bio, BioDone};
+pub use block::{BlockLayer, HostCounters, HostEvent, RequestId};
 pub use config::{HostConfig, HostCosts, PAGE_BYTES};
 pub use cpus::{CpuClock, CpuPlan};
 pub use page_cache::{PageCache, PageCacheConfig, PageCacheCounters};

@@ -9,7 +9,7 @@
 //! counts answer "is this job still waiting" in O(1), and jobs whose last
 //! waiting bio got its tag are listed so the workload wakes only them.
 
-use super::block::Bio;
+use super::bio::Bio;
 use rustc_hash::FxHashMap;
 use ssdlab_protocol::Dir;
 use std::collections::VecDeque;

@@ -2,13 +2,15 @@
 //! study (part 4).
 
 use super::case_study::{Model, VARIANTS};
-use super::ssd_check::PRESET as SSD_PRESET;
 use super::MODEL_REVISION;
 use super::{point_seed, Point, Row, StudyOptions};
 use ssdlab_rtflash::generate::{generate, GenParams};
 use ssdlab_rtflash::ratio::{schedulability_ratio, set_seed};
 use ssdlab_rtflash::sim::NrtPolicy;
 use ssdlab_rtflash::{allocate, ApproachChoice, NrtArrival, NrtLoad, Platform, TaskSet};
+
+/// The preset whose SSD model is checked.
+pub const SSD_PRESET: &str = "seed004";
 
 /// A family of random task sets: how many tasks for `m` chips, their write
 /// fraction and the share of the space their data fill.

@@ -8,7 +8,9 @@
 //! costs, and the part counts the runs that miss a deadline.
 
 use super::case_study::{Model, VARIANTS};
-use super::curves::{bandwidth_nrt, BANDWIDTH_CHIPS, BANDWIDTH_DEMANDS, FAMILIES};
+use super::curves::{
+    bandwidth_nrt, BANDWIDTH_CHIPS, BANDWIDTH_DEMANDS, FAMILIES, SSD_PRESET as PRESET,
+};
 use super::{point_seed, Point, Row, StudyOptions, MODEL_REVISION};
 use ssdlab_rtflash::generate::generate;
 use ssdlab_rtflash::ratio::set_seed;
@@ -16,9 +18,6 @@ use ssdlab_rtflash::sim::ChipOrder;
 
 /// Random sets drawn per point before giving up on finding enough accepted.
 const DRAWS: usize = 400;
-
-/// The preset whose SSD model is checked.
-pub const PRESET: &str = "seed004";
 
 pub(super) fn points(opts: &StudyOptions) -> Vec<Point> {
     let plan = opts.plan;

@@ -2,33 +2,15 @@
 //! one approach and prints the clusters, the worst-case latencies and the
 //! verdict (docs/rt-flash.md).
 
-use ssdlab_rtflash::allocate::{ApproachChoice, Approaches, ClusterReport, TaskReport};
+use super::common::{load_task_set, parse_approach, LeftoverArg};
+use ssdlab_rtflash::allocate::{ClusterReport, TaskReport};
 use ssdlab_rtflash::analysis::{ms, percent};
 use ssdlab_rtflash::{allocate, Allocation, LeftoverChips, TaskSet};
 use ssdlab_sim::error::InputError;
-use ssdlab_sim::ssd::config::choice::Registry;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(clap::Subcommand)]
-enum Command {
-    /// Allocate a task set (TOML) to chips and print the clusters, each
-    /// task's worst-case latency breakdown and the verdict. An
-    /// unschedulable set is a result (exit 0); a bad file exits 2.
-    Analyze(AnalyzeArgs),
-    /// Simulate a task set on its allocation: RT jobs at their worst-case
-    /// rates, NRT through TBS or in the background; per task the deadline
-    /// misses and response times beside the analysis' bound.
-    Run(crate::rtflash_run::RunArgs),
-}
-
-#[derive(clap::Args)]
-struct AnalyzeArgs {
+pub(super) struct AnalyzeArgs {
     /// The task-set file.
     tasks: PathBuf,
     /// clustering (Clustering-BFD), global or full-isolation.
@@ -44,36 +26,7 @@ struct AnalyzeArgs {
     json: bool,
 }
 
-/// `--leftover-chips` of `analyze` and `run`.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum LeftoverArg {
-    NrtCluster,
-    Spread,
-}
-
-/// Loads a task set, with `--leftover-chips` applied when given.
-pub(crate) fn load_task_set(
-    file: &str,
-    leftover: Option<LeftoverArg>,
-) -> Result<TaskSet, InputError> {
-    let mut ts = TaskSet::load(file)?;
-    if let Some(l) = leftover {
-        ts.analysis.leftover_chips = match l {
-            LeftoverArg::NrtCluster => LeftoverChips::NrtCluster,
-            LeftoverArg::Spread => LeftoverChips::Spread,
-        };
-    }
-    Ok(ts)
-}
-
-pub fn run(a: Args) -> Result<(), InputError> {
-    match a.command {
-        Command::Analyze(a) => analyze(a),
-        Command::Run(a) => crate::rtflash_run::run(a),
-    }
-}
-
-fn analyze(a: AnalyzeArgs) -> Result<(), InputError> {
+pub(super) fn analyze(a: AnalyzeArgs) -> Result<(), InputError> {
     let approach = parse_approach(&a.approach)?;
     let file = a.tasks.display().to_string();
     let ts = load_task_set(&file, a.leftover_chips)?;
@@ -83,16 +36,6 @@ fn analyze(a: AnalyzeArgs) -> Result<(), InputError> {
     }
     print_text(&file, &ts, &result);
     Ok(())
-}
-
-/// The `--approach` value of `analyze` and `run`.
-pub(crate) fn parse_approach(name: &str) -> Result<ApproachChoice, InputError> {
-    ApproachChoice::parse(name).map_err(|m| {
-        InputError::invalid(
-            "--approach",
-            format!("{m}; {}", Approaches::names().join(", ")),
-        )
-    })
 }
 
 fn print_text(file: &str, ts: &TaskSet, r: &Allocation) {

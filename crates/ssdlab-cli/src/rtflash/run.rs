@@ -42,7 +42,7 @@ pub struct RunArgs {
     /// What Clustering-BFD does with the chips no task needs (overrides
     /// the file's `[analysis] leftover_chips`).
     #[arg(long, value_enum)]
-    leftover_chips: Option<crate::rtflash_cmd::LeftoverArg>,
+    leftover_chips: Option<super::common::LeftoverArg>,
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
@@ -67,10 +67,10 @@ enum NrtArg {
 }
 
 pub fn run(a: RunArgs) -> Result<(), InputError> {
-    let approach = crate::rtflash_cmd::parse_approach(&a.approach)?;
+    let approach = super::common::parse_approach(&a.approach)?;
     let duration_ns = duration_ns(a.duration).map_err(|m| InputError::invalid("--duration", m))?;
     let file = a.tasks.display().to_string();
-    let ts = crate::rtflash_cmd::load_task_set(&file, a.leftover_chips)?;
+    let ts = super::common::load_task_set(&file, a.leftover_chips)?;
     let options = RunOptions {
         approach,
         nrt: match a.nrt {
