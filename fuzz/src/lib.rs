@@ -13,7 +13,6 @@ use ssdlab_sched::{IoClass, IoPrio, Request, Scheduler};
 use ssdlab_sim::host::{CpuPlan, HostConfig};
 use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::device::SimSsd;
-use ssdlab_sim::ssd::layout::Layout;
 use ssdlab_sim::workload::fio_job::{FioJob, IoSource};
 use ssdlab_sim::workload::trace_replay::{ReplayOptions, TraceFeed};
 use ssdlab_trace::{BlkparseAction, Format, ReadOptions, TimeUnit, TraceReader};
@@ -39,7 +38,7 @@ pub fn device_bytes() -> u64 {
     static BYTES: OnceLock<u64> = OnceLock::new();
     *BYTES.get_or_init(|| {
         let cfg = Preset::load("seed004").expect("built-in preset").device;
-        Layout::new(&cfg).capacity_bytes()
+        cfg.layout().capacity_bytes()
     })
 }
 
@@ -239,7 +238,7 @@ pub fn preset(data: &[u8]) {
                 .expect("a parsed preset's host is valid");
             let _ = preset.to_toml();
             let cfg = preset.device;
-            let layout = Layout::new(&cfg);
+            let layout = cfg.layout();
             let _ = layout.capacity_bytes();
             if layout.physical_pages <= MAX_BUILT_PAGES {
                 let _ = SimSsd::new(cfg, 1, false);

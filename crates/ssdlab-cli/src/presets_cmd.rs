@@ -2,7 +2,6 @@ use ssdlab_sim::error::InputError;
 use ssdlab_sim::preset::{Preset, PRESETS};
 use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::gc::REGISTRY;
-use ssdlab_sim::ssd::layout::Layout;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -31,7 +30,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
     );
     for p in PRESETS {
         let cfg = SsdConfig::load(p.name)?;
-        let l = Layout::new(&cfg);
+        let l = cfg.layout();
         let gib = |pages: u32| pages as f64 * l.page_size as f64 / (1u64 << 30) as f64;
         println!(
             "{:<20} {:>9.1} {:>9.1} {:>7} {:>5.0}%  {}",

@@ -242,6 +242,33 @@ fn device_models_do_not_import_the_host() {
     );
     let clock = files_naming(&src.join("ssd/ftl"), &["crate::engine", "Timers"]);
     assert!(clock.is_empty(), "the FTL has no clock: {clock:?}");
+    // The policies sit below the configuration that names them: they get
+    // their numbers from `ssd::build`, never the configuration itself.
+    let config = ["ssd::config", "super::config", "SsdConfig"];
+    for policies in [
+        "ssd/gc",
+        "ssd/alloc",
+        "ssd/die_sched",
+        "ssd/layout.rs",
+        "ssd/registry.rs",
+    ] {
+        let path = src.join(policies);
+        let found = if path.is_dir() {
+            files_naming(&path, &config)
+        } else {
+            let text = fs::read_to_string(&path).expect("reading a source file");
+            let hit = config.iter().any(|c| non_test_part(&text).contains(c));
+            if hit {
+                vec![policies.to_string()]
+            } else {
+                vec![]
+            }
+        };
+        assert!(
+            found.is_empty(),
+            "policies reading the configuration back: {found:?}"
+        );
+    }
     let engine = files_naming(&src.join("engine"), &["crate::"]);
     assert!(
         engine.is_empty(),

@@ -788,7 +788,7 @@ fn errors_name_the_problem() {
 fn size_is_capped_at_the_device_end_and_number_ios_zero_is_no_limit() {
     let s = setup();
     let bytes = SsdConfig::load("seed004").map(|c| {
-        let l = ssdlab_sim::ssd::layout::Layout::new(&c);
+        let l = c.layout();
         l.logical_pages as u64 * l.page_size as u64
     });
     let bytes = bytes.unwrap();

@@ -7,12 +7,11 @@ use ssdlab_protocol::Dir;
 use ssdlab_protocol::Lpn;
 use ssdlab_sim::experiment::closed_loop::ClosedLoop;
 use ssdlab_sim::kernel::Simulation;
+use ssdlab_sim::ssd::build::gc_policy as make_policy;
 use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::device::SimSsd;
 use ssdlab_sim::ssd::ftl::{Ftl, Stream};
-use ssdlab_sim::ssd::gc::make_policy;
 use ssdlab_sim::ssd::ids::{BlockId, PlaneId};
-use ssdlab_sim::ssd::layout::Layout;
 use ssdlab_sim::ssd::precondition::{precondition, Precondition};
 
 fn device(trigger: &str, policy: &str) -> SimSsd {
@@ -79,7 +78,7 @@ fn ftl_with_valid_counts(valid: &[u16], closed_at: &[u64]) -> (Ftl, SsdConfig) {
     cfg.geometry.blocks_per_plane = 32;
     cfg.geometry.pages_per_block = Some(8);
     cfg.ftl.over_provisioning = 0.5;
-    let layout = Layout::new(&cfg);
+    let layout = cfg.layout();
     let mut ftl = Ftl::new(layout, None, 1, false);
     let mut lpa = 0;
     for (i, &v) in valid.iter().enumerate() {

@@ -2,7 +2,8 @@
 
 use proptest::prelude::*;
 use ssdlab_sim::error::InputError;
-use ssdlab_sim::ssd::config::{SsdConfig, PRESETS};
+use ssdlab_sim::preset::PRESETS;
+use ssdlab_sim::ssd::config::SsdConfig;
 
 fn base() -> &'static str {
     PRESETS.iter().find(|p| p.name == "seed004").unwrap().source

@@ -180,7 +180,7 @@ fn same_seed_same_figures() {
 
 #[test]
 fn every_gc_policy_collects() {
-    use ssdlab_sim::ssd::config::choice::Registry;
+    use ssdlab_sim::ssd::registry::Registry;
     for policy in ssdlab_sim::ssd::gc::GcPolicies::names() {
         let mut cfg = SsdConfig::load("seed004").unwrap();
         cfg.gc.policy = policy.parse().unwrap();

@@ -18,7 +18,6 @@ use ssdlab_sim::error::InputError;
 use ssdlab_sim::experiment::fio_run::{self, RunSetup};
 use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::config::{GcExecution, SsdConfig};
-use ssdlab_sim::ssd::layout::Layout;
 use ssdlab_sim::workload::trace_replay::{replay_jobfile, ReplayOptions, TraceFeed};
 use ssdlab_trace::{write_trace, Format, Profile, ReadOptions, SynthOptions, PROFILES};
 use std::fmt::Write as _;
@@ -103,7 +102,7 @@ pub fn apply_scheme(cfg: &mut SsdConfig, scheme: &str) -> Result<(), InputError>
 /// capacity.
 pub fn trace_span(opts: &GcStudyOptions) -> u64 {
     let device = scheme_preset("BBGC").device;
-    let logical = Layout::new(&device).capacity_bytes();
+    let logical = device.layout().capacity_bytes();
     let physical = logical as f64 / (1.0 - device.ftl.over_provisioning);
     let span = ((opts.footprint * physical) as u64).min(logical);
     span / ssdlab_trace::synth::PAGE_BYTES * ssdlab_trace::synth::PAGE_BYTES
@@ -210,7 +209,7 @@ pub fn run_one(
     opts: &GcStudyOptions,
 ) -> Result<GcRow, InputError> {
     let Preset { device, host } = scheme_preset(scheme);
-    let logical = Layout::new(&device).capacity_bytes();
+    let logical = device.layout().capacity_bytes();
     let setup = RunSetup {
         occupancy: 0.60 * (1.0 - device.ftl.over_provisioning).recip(),
         precondition: ssdlab_sim::ssd::precondition::PreconditionMode::Auto,

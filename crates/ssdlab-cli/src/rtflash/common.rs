@@ -4,7 +4,7 @@
 use ssdlab_rtflash::allocate::{ApproachChoice, Approaches};
 use ssdlab_rtflash::{LeftoverChips, TaskSet};
 use ssdlab_sim::error::InputError;
-use ssdlab_sim::ssd::config::choice::Registry;
+use ssdlab_sim::ssd::registry::Registry;
 
 /// `--leftover-chips` of `analyze` and `run`.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -14,7 +14,7 @@ pub use report::{Allocation, ClusterReport, LatencyBreakdown, TaskReport};
 
 use super::analysis::check_cluster;
 use super::taskset::TaskSet;
-use ssdlab_sim::ssd::config::choice::{Choice, Entry, Registry};
+use ssdlab_sim::ssd::registry::{Choice, Entry, Registry};
 
 /// A group of chips and the tasks (indices into the task set) it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]

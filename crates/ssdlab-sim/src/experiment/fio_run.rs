@@ -7,7 +7,6 @@ use crate::kernel::Simulation;
 use crate::ssd::config::SsdConfig;
 use crate::ssd::device::{DeviceCounters, SimSsd};
 use crate::ssd::ftl::FtlCounters;
-use crate::ssd::layout::Layout;
 use crate::ssd::precondition::{precondition, PreconditionMode, PreconditionReport};
 use crate::workload::buffered::BufferedCounters;
 use crate::workload::fio::FioWorkload;
@@ -201,7 +200,7 @@ fn check_device(jobfile: &JobFile, device: &SsdConfig) -> Result<(), InputError>
 /// any (a sweep).
 pub fn check_jobs(jobfile: &JobFile, device: &SsdConfig) -> Result<(), InputError> {
     check_device(jobfile, device)?;
-    let bytes = Layout::new(device).capacity_bytes();
+    let bytes = device.layout().capacity_bytes();
     jobfile
         .jobs
         .iter()

@@ -3,9 +3,49 @@
 //! are contiguous: `ppa = block * pages_per_block + page`,
 //! `block = plane * blocks_per_plane + index`.
 
-use super::config::SsdConfig;
 use super::ids::{BlockId, DieId, Lpn, PlaneId, Ppn};
+use serde::{Deserialize, Serialize};
 use strength_reduce::StrengthReducedU32 as Divisor;
+
+/// The flash array's organisation: the `[geometry]` section of a preset.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Geometry {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    /// Give exactly one of `pages_per_block` and `block_size` (bytes).
+    #[serde(default)]
+    pub pages_per_block: Option<u32>,
+    #[serde(default)]
+    pub block_size: Option<u64>,
+    /// The mapping unit in bytes: the FTL maps, buffers and transfers pages
+    /// of this size.
+    pub page_size: u32,
+    /// The flash page in bytes (default: `page_size`): one array read senses
+    /// a whole flash page into the plane's page register, and one program
+    /// writes whole flash pages. A multiple of `page_size`.
+    #[serde(default)]
+    pub flash_page_size: Option<u32>,
+}
+
+impl Geometry {
+    /// Pages per block, from whichever of the two fields is set (validated).
+    pub fn pages_per_block(&self) -> u32 {
+        match (self.pages_per_block, self.block_size) {
+            (Some(n), _) => n,
+            (None, Some(b)) => (b / self.page_size.max(1) as u64) as u32,
+            (None, None) => 0,
+        }
+    }
+
+    /// Mapping units (pages) per flash page.
+    pub fn units_per_flash_page(&self) -> u32 {
+        self.flash_page_size.unwrap_or(self.page_size) / self.page_size.max(1)
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct Layout {
@@ -42,14 +82,12 @@ struct Divisors {
 }
 
 impl Layout {
-    pub fn new(cfg: &SsdConfig) -> Layout {
-        let g = &cfg.geometry;
+    pub fn new(g: &Geometry, over_provisioning: f64) -> Layout {
         let dies = g.channels * g.chips_per_channel * g.dies_per_chip;
         let planes = dies * g.planes_per_die;
         let blocks = planes * g.blocks_per_plane;
         let physical_pages = blocks * g.pages_per_block();
-        let logical_pages =
-            (physical_pages as f64 * (1.0 - cfg.ftl.over_provisioning)).floor() as u32;
+        let logical_pages = (physical_pages as f64 * (1.0 - over_provisioning)).floor() as u32;
         // A zero count never passes the configuration check; `max(1)`
         // keeps a layout of an unchecked one from panicking here.
         let d = |n: u32| Divisor::new(n.max(1));

@@ -2,6 +2,7 @@
 
 pub mod alloc;
 pub mod buffer;
+pub mod build;
 pub mod config;
 pub mod device;
 pub mod die_sched;
@@ -10,4 +11,5 @@ pub mod gc;
 pub mod hybrid;
 pub mod ids;
 pub mod layout;
+pub mod registry;
 pub use device::precondition;

@@ -5,7 +5,6 @@
 use super::trace_replay::{replay_jobfile, ReplayOptions, TraceFeed};
 use crate::error::InputError;
 use crate::ssd::config::SsdConfig;
-use crate::ssd::layout::Layout;
 use ssdlab_fio::JobFile;
 use ssdlab_trace::{Detected, Format, ReadOptions};
 use std::path::PathBuf;
@@ -66,7 +65,7 @@ pub const MAX_LOOP_DRIVE_WRITES: u64 = 1_000;
 /// Checks the request, finds the format and opens the trace for `device`.
 pub fn open_replay(req: &ReplayRequest, device: &SsdConfig) -> Result<OpenedReplay, InputError> {
     req.check()?;
-    let device_bytes = Layout::new(device).capacity_bytes();
+    let device_bytes = device.layout().capacity_bytes();
     // Looping a trace is for driving GC to steady state: a few drive
     // writes. Beyond 1,000 the run would take days.
     if let Some(bytes) = req.loop_write {

@@ -29,7 +29,6 @@ use ssdlab_sim::ssd::alloc::cluster_ranges;
 use ssdlab_sim::ssd::config::{ChipCluster, SsdConfig};
 use ssdlab_sim::ssd::device::precondition::FunctionalWriter;
 use ssdlab_sim::ssd::device::SimSsd;
-use ssdlab_sim::ssd::layout::Layout;
 
 /// Where the task set's data lives in the device's logical space.
 #[derive(Debug, Clone)]
@@ -160,7 +159,7 @@ fn cluster_tables(
     cfg: &SsdConfig,
     dies: u32,
 ) -> Result<Vec<ChipCluster>, String> {
-    let layout = Layout::new(cfg);
+    let layout = cfg.layout();
     let logical = u64::from(layout.logical_pages);
     let per_chip = cfg.pages_per_chip_for_data(&layout);
     let need = needs(setup);
@@ -240,7 +239,7 @@ fn place(
     cfg: &SsdConfig,
     chip_cluster: Vec<(usize, u32)>,
 ) -> Result<Placement, String> {
-    let ranges = cluster_ranges(Layout::new(cfg).logical_pages, &cfg.ftl);
+    let ranges = cluster_ranges(cfg.layout().logical_pages, &cfg.ftl.clusters);
     let m = u64::from(setup.platform.chips);
     let nrt_pages = setup.nrt.as_ref().map_or(0, |n| n.footprint_pages);
     let mut next: Vec<u64> = ranges.iter().map(|&(start, _)| u64::from(start)).collect();

@@ -61,7 +61,7 @@ fn setup() -> SimSetup {
 fn nrt_pages_are_one_to_one_and_a_run_is_contiguous_in_every_cluster() {
     let s = setup();
     let (cfg, at) = device_for(&s, &seed004()).unwrap();
-    let ranges = cluster_ranges(Layout::new(&cfg).logical_pages, &cfg.ftl);
+    let ranges = cluster_ranges(cfg.layout().logical_pages, &cfg.ftl.clusters);
     let mut seen = std::collections::HashSet::new();
     for x in 0..10_001u64 {
         let (k, lpa) = at.nrt_page(x, 4);
@@ -90,9 +90,9 @@ fn the_clusters_cover_the_logical_space_and_each_holds_what_it_needs() {
     let s = setup();
     let (cfg, at) = device_for(&s, &seed004()).unwrap();
     assert!(cfg.validate().is_ok());
-    let ranges = cluster_ranges(Layout::new(&cfg).logical_pages, &cfg.ftl);
+    let ranges = cluster_ranges(cfg.layout().logical_pages, &cfg.ftl.clusters);
     assert_eq!(ranges[0].0, 0);
-    assert_eq!(ranges[2].1, Layout::new(&cfg).logical_pages);
+    assert_eq!(ranges[2].1, cfg.layout().logical_pages);
     assert!(ranges.windows(2).all(|w| w[0].1 == w[1].0), "{ranges:?}");
     for (t, base) in s.tasks.iter().zip(&at.task_base) {
         let (start, end) = ranges[t.cluster];
@@ -101,7 +101,7 @@ fn the_clusters_cover_the_logical_space_and_each_holds_what_it_needs() {
     // Every cluster needs less than its chips' share: each range is that
     // share, within a page (as the preset's check for a dynamic SLC cache
     // asks).
-    let logical = u64::from(Layout::new(&cfg).logical_pages);
+    let logical = u64::from(cfg.layout().logical_pages);
     for ((start, end), c) in ranges.iter().zip(&s.clusters) {
         let exact = logical as f64 * c.chips.len() as f64 / 4.0;
         assert!((f64::from(end - start) - exact).abs() <= 1.0, "{ranges:?}");
@@ -155,8 +155,8 @@ fn a_platform_of_fewer_chips_than_dies_leaves_the_other_dies_the_rest() {
     s.clusters.pop();
     s.nrt.as_mut().unwrap().footprint_pages = 3_000;
     let (cfg, _) = device_for(&s, &seed004()).unwrap();
-    let logical = Layout::new(&cfg).logical_pages;
-    let ranges = cluster_ranges(logical, &cfg.ftl);
+    let logical = cfg.layout().logical_pages;
+    let ranges = cluster_ranges(logical, &cfg.ftl.clusters);
     // Three chips of four: three quarters of the space, the last die the rest.
     let end = ranges.last().unwrap().1;
     assert_eq!(end, logical * 3 / 4, "{ranges:?}");

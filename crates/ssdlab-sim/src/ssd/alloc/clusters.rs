@@ -9,24 +9,33 @@
 //! Real-time Flash", DAC 2021).
 
 use super::{AllocationEntry, AllocationPolicy, Target};
-use crate::ssd::config::Ftl;
 use crate::ssd::layout::Layout;
+use serde::{Deserialize, Serialize};
 use ssdlab_protocol::Lpn;
 
 pub const ENTRY: AllocationEntry = AllocationEntry {
     name: "clusters",
     help: "each [[ftl.clusters]] range of the logical space on its own chips; the rest on the other chips",
-    make: |layout, ftl| Box::new(Clusters::new(layout, ftl)),
+    make: |layout, clusters| Box::new(Clusters::new(layout, clusters)),
 };
+
+/// A chip cluster (`[[ftl.clusters]]`): the logical pages from `from` to
+/// `to` (shares of the logical space) live on the chips `chips` only
+/// (numbered channel by channel: chip `c` of channel `h` is `h ×
+/// chips_per_channel + c`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ChipCluster {
+    pub chips: Vec<u32>,
+    pub from: f64,
+    pub to: f64,
+}
 
 /// The logical pages `[start, end)` of each cluster, in the order given
 /// (the same rounding for the policy and the preset's checks).
-pub fn cluster_ranges(logical_pages: u32, ftl: &Ftl) -> Vec<(u32, u32)> {
+pub fn cluster_ranges(logical_pages: u32, clusters: &[ChipCluster]) -> Vec<(u32, u32)> {
     let at = |share: f64| (share.clamp(0.0, 1.0) * logical_pages as f64).floor() as u32;
-    ftl.clusters
-        .iter()
-        .map(|c| (at(c.from), at(c.to)))
-        .collect()
+    clusters.iter().map(|c| (at(c.from), at(c.to))).collect()
 }
 
 pub struct Clusters {
@@ -39,8 +48,8 @@ pub struct Clusters {
 }
 
 impl Clusters {
-    fn new(layout: &Layout, ftl: &Ftl) -> Clusters {
-        let mut ranges: Vec<(u32, u32, u32)> = cluster_ranges(layout.logical_pages, ftl)
+    fn new(layout: &Layout, clusters: &[ChipCluster]) -> Clusters {
+        let mut ranges: Vec<(u32, u32, u32)> = cluster_ranges(layout.logical_pages, clusters)
             .into_iter()
             .zip(0..)
             .map(|((start, end), group)| (start, end, group))
@@ -48,7 +57,7 @@ impl Clusters {
         ranges.sort_unstable();
         let chips = layout.channels * layout.chips_per_channel;
         let mut chip_group: Vec<Option<u32>> = vec![None; chips as usize];
-        for (group, c) in (0..).zip(&ftl.clusters) {
+        for (group, c) in (0..).zip(clusters) {
             for &chip in &c.chips {
                 // Out-of-range chips never pass the preset's checks.
                 if let Some(slot) = chip_group.get_mut(chip as usize) {
@@ -56,7 +65,7 @@ impl Clusters {
                 }
             }
         }
-        let rest_group = ftl.clusters.len() as u32;
+        let rest_group = clusters.len() as u32;
         let rest = chip_group.iter().any(Option::is_none).then_some(rest_group);
         let die_groups = (0..layout.dies)
             .map(|die| chip_group[(die / layout.dies_per_chip) as usize].unwrap_or(rest_group))
@@ -114,8 +123,8 @@ mod tests {
                 to: 0.1,
             },
         ]);
-        let layout = Layout::new(&cfg);
-        let p = Clusters::new(&layout, &cfg.ftl);
+        let layout = cfg.layout();
+        let p = Clusters::new(&layout, &cfg.ftl.clusters);
         let n = layout.logical_pages;
         let at = |share: f64| Lpn((share * n as f64) as u32);
         assert_eq!(p.target(at(0.6)), Target::Group(0));
@@ -139,7 +148,7 @@ mod tests {
     #[test]
     fn without_other_chips_no_page_is_left_over() {
         let chips = {
-            let l = Layout::new(&cfg(vec![]));
+            let l = cfg(vec![]).layout();
             l.channels * l.chips_per_channel
         };
         let cfg = cfg(vec![ChipCluster {
@@ -147,8 +156,8 @@ mod tests {
             from: 0.0,
             to: 1.0,
         }]);
-        let layout = Layout::new(&cfg);
-        let p = Clusters::new(&layout, &cfg.ftl);
+        let layout = cfg.layout();
+        let p = Clusters::new(&layout, &cfg.ftl.clusters);
         assert!(p.rest.is_none());
         assert_eq!(p.target(Lpn(layout.logical_pages - 1)), Target::Group(0));
     }

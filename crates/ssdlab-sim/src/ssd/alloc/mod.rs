@@ -9,9 +9,8 @@ mod clusters;
 mod dynamic;
 mod static_stripe;
 
-use super::config::choice::{Choice, Entry, Registry};
-use super::config::Ftl;
 use super::layout::Layout;
+use super::registry::{Choice, Entry, Registry};
 use crate::ssd::ids::PlaneId;
 use ssdlab_protocol::Lpn;
 
@@ -38,7 +37,7 @@ pub trait AllocationPolicy: Send {
 }
 
 /// An allocation policy's registry entry.
-pub type AllocationEntry = Entry<fn(&Layout, &Ftl) -> Box<dyn AllocationPolicy>>;
+pub type AllocationEntry = Entry<fn(&Layout, &[ChipCluster]) -> Box<dyn AllocationPolicy>>;
 
 pub const REGISTRY: &[AllocationEntry] = &[static_stripe::ENTRY, dynamic::ENTRY, clusters::ENTRY];
 
@@ -47,7 +46,7 @@ pub struct AllocationPolicies;
 
 impl Registry for AllocationPolicies {
     const KIND: &'static str = "allocation policy";
-    type Make = fn(&Layout, &Ftl) -> Box<dyn AllocationPolicy>;
+    type Make = fn(&Layout, &[ChipCluster]) -> Box<dyn AllocationPolicy>;
     const ENTRIES: &'static [AllocationEntry] = REGISTRY;
 }
 
@@ -58,9 +57,9 @@ pub type AllocationChoice = Choice<AllocationPolicies>;
 pub fn make_policy(
     choice: AllocationChoice,
     layout: &Layout,
-    ftl: &Ftl,
+    clusters: &[ChipCluster],
 ) -> Box<dyn AllocationPolicy> {
-    (choice.entry().make)(layout, ftl)
+    (choice.entry().make)(layout, clusters)
 }
 
-pub use clusters::cluster_ranges;
+pub use clusters::{cluster_ranges, ChipCluster};

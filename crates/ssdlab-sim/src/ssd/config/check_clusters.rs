@@ -34,7 +34,7 @@ impl SsdConfig {
                 "chip clusters need the page mapping".into(),
             );
         }
-        let layout = Layout::new(self);
+        let layout = self.layout();
         let chips = layout.channels * layout.chips_per_channel;
         let mut owner: Vec<Option<usize>> = vec![None; chips as usize];
         for (i, c) in self.ftl.clusters.iter().enumerate() {
@@ -102,7 +102,7 @@ impl SsdConfig {
         let mut err = |k: String, m: String| problems.push((k, m));
         let chips = owner.len() as u64;
         let logical = layout.logical_pages as u64;
-        let ranges = cluster_ranges(layout.logical_pages, &self.ftl);
+        let ranges = cluster_ranges(layout.logical_pages, &self.ftl.clusters);
         let mut sorted: Vec<(u32, u32, usize)> = ranges
             .iter()
             .zip(0..)

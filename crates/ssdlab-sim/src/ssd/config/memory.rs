@@ -9,7 +9,6 @@
 
 use super::SsdConfig;
 use crate::error::InputError;
-use crate::ssd::layout::Layout;
 
 /// Bytes per block in the FTL's tables (valid/written/pending counts, erase
 /// count, state, close time and sequence, bucket links, free-list entry).
@@ -21,7 +20,7 @@ impl SsdConfig {
     /// Bytes a simulation of this device needs once every page holds data
     /// (without `--check`, which adds 12 bytes per page).
     pub fn memory_need_bytes(&self) -> u64 {
-        let l = Layout::new(self);
+        let l = self.layout();
         let pages = l.logical_pages as u64 + l.physical_pages as u64;
         let buckets = l.planes as u64 * (l.pages_per_block as u64 + 1) * 4;
         pages * 4 + l.blocks as u64 * BYTES_PER_BLOCK + buckets + BASELINE_BYTES
@@ -45,7 +44,7 @@ impl SsdConfig {
             message: format!(
                 "{} pages need about {:.1} GiB of memory to simulate (8 bytes per page), \
                  more than the {:.1} GiB {what}; use fewer or larger blocks or pages",
-                Layout::new(self).physical_pages,
+                self.layout().physical_pages,
                 gib(need),
                 gib(have)
             ),
@@ -88,7 +87,7 @@ mod tests {
         let small = SsdConfig::load("seed004").unwrap();
         let big = SsdConfig::load("consumer-tlc-250g").unwrap();
         let per_page = |c: &SsdConfig| {
-            let l = Layout::new(c);
+            let l = c.layout();
             (c.memory_need_bytes() - BASELINE_BYTES) as f64 / l.physical_pages as f64
         };
         assert!(big.memory_need_bytes() > 10 * small.memory_need_bytes() / 2);

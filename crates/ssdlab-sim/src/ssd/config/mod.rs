@@ -6,17 +6,18 @@
 
 mod check;
 mod check_clusters;
-pub mod choice;
 mod memory;
 
-pub use crate::preset::{BuiltinPreset, Preset, PRESETS};
 pub use crate::toml_sections::line_of_key;
 
 use crate::ssd::alloc::AllocationChoice;
+pub use crate::ssd::alloc::ChipCluster;
 use crate::ssd::die_sched::DieSchedulerChoice;
 use crate::ssd::gc::trigger::GcTriggerChoice;
+pub use crate::ssd::gc::trigger::OnDemand;
 use crate::ssd::gc::GcPolicyChoice;
-use choice::Choice;
+pub use crate::ssd::layout::{Geometry, Layout};
+use crate::ssd::registry::Choice;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -39,42 +40,10 @@ pub struct SsdConfig {
     pub gc: Gc,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Geometry {
-    pub channels: u32,
-    pub chips_per_channel: u32,
-    pub dies_per_chip: u32,
-    pub planes_per_die: u32,
-    pub blocks_per_plane: u32,
-    /// Give exactly one of `pages_per_block` and `block_size` (bytes).
-    #[serde(default)]
-    pub pages_per_block: Option<u32>,
-    #[serde(default)]
-    pub block_size: Option<u64>,
-    /// The mapping unit in bytes: the FTL maps, buffers and transfers pages
-    /// of this size.
-    pub page_size: u32,
-    /// The flash page in bytes (default: `page_size`): one array read senses
-    /// a whole flash page into the plane's page register, and one program
-    /// writes whole flash pages. A multiple of `page_size`.
-    #[serde(default)]
-    pub flash_page_size: Option<u32>,
-}
-
-impl Geometry {
-    /// Pages per block, from whichever of the two fields is set (validated).
-    pub fn pages_per_block(&self) -> u32 {
-        match (self.pages_per_block, self.block_size) {
-            (Some(n), _) => n,
-            (None, Some(b)) => (b / self.page_size.max(1) as u64) as u32,
-            (None, None) => 0,
-        }
-    }
-
-    /// Mapping units (pages) per flash page.
-    pub fn units_per_flash_page(&self) -> u32 {
-        self.flash_page_size.unwrap_or(self.page_size) / self.page_size.max(1)
+impl SsdConfig {
+    /// The flat indices of this device's flash array and logical space.
+    pub fn layout(&self) -> Layout {
+        Layout::new(&self.geometry, self.ftl.over_provisioning)
     }
 }
 
@@ -307,18 +276,6 @@ pub struct Ftl {
     pub clusters: Vec<ChipCluster>,
 }
 
-/// A chip cluster (`[[ftl.clusters]]`): the logical pages from `from` to
-/// `to` (shares of the logical space) live on the chips `chips` only
-/// (numbered channel by channel: chip `c` of channel `h` is `h ×
-/// chips_per_channel + c`).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ChipCluster {
-    pub chips: Vec<u32>,
-    pub from: f64,
-    pub to: f64,
-}
-
 /// The FTL's mapping scheme.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -416,49 +373,6 @@ fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
 
 fn default_trigger() -> GcTriggerChoice {
     Choice::parse("threshold").expect("the default trigger is registered")
-}
-
-/// Parameters of the on-demand trigger and the prioritized victims (after
-/// Lee, Choi, Hong, Electronics 12(9):2142, 2023). The paper gives none of
-/// these values: every default is a choice of ours (see docs/model.md).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct OnDemand {
-    /// Minimum free space a plane keeps (R_min), in blocks.
-    pub r_min_blocks: u32,
-    /// Horizon H: the plane must absorb the writes expected in this time.
-    pub horizon_ns: u64,
-    /// θ_IR: a candidate must be at least this invalid to collect early.
-    pub theta_ir: f64,
-    /// hard_min: below this many free blocks GC runs whatever the candidates.
-    pub hard_min_blocks: u32,
-    /// λ: weight that defers still-hot blocks (0 = pure gain/cost).
-    pub lambda: f64,
-    /// H_exp: horizon over which a hot block is expected to invalidate.
-    pub hot_horizon_ns: u64,
-    /// W: window of the write-rate estimate.
-    pub window_ns: u64,
-    /// EWMA weight of the newest window.
-    pub ewma_weight: f64,
-    /// Global-order variant: a die collects, among all its due planes, the
-    /// victim the policy ranks highest (else the first due plane's).
-    pub global_order: bool,
-}
-
-impl Default for OnDemand {
-    fn default() -> Self {
-        OnDemand {
-            r_min_blocks: 2,
-            horizon_ns: 50_000_000,
-            theta_ir: 0.5,
-            hard_min_blocks: 1,
-            lambda: 0.0,
-            hot_horizon_ns: 1_000_000_000,
-            window_ns: 100_000_000,
-            ewma_weight: 0.2,
-            global_order: false,
-        }
-    }
 }
 
 /// GC execution mode: the PBGC and BBGC baselines of Lee, Choi, Hong (2023),

@@ -19,13 +19,12 @@
 //! read path, `writes.rs` the buffer and program path, `jobs.rs` GC and
 //! folding.
 
-use super::alloc::make_policy as make_allocation;
 use super::buffer::WriteBuffer;
+use super::build;
 use super::config::{GcExecution, SsdConfig};
-use super::die_sched;
 use super::ftl::{Ftl, FtlCounters, SlcLending, Stream};
-use super::gc::trigger::{make_trigger, TriggerCtx};
-use super::gc::{make_policy, GcPolicy};
+use super::gc::trigger::TriggerCtx;
+use super::gc::GcPolicy;
 use super::ids::{BlockId, DieId, Lpn, PlaneId, Ppn, SlotId};
 use super::layout::Layout;
 use map_cache::MapCache;
@@ -283,7 +282,7 @@ impl SimSsd {
     /// Builds an empty (trimmed) device. `check` turns on the data-integrity
     /// shadow used by `check_invariants`.
     pub fn new(cfg: SsdConfig, seed: u64, check: bool) -> SimSsd {
-        let layout = Layout::new(&cfg);
+        let layout = cfg.layout();
         let native =
             layout.blocks_per_plane - cfg.slc_cache.as_ref().map_or(0, |s| s.blocks_per_plane);
         let reserve = ((cfg.gc.hard_threshold * native as f64).ceil() as u32).max(1);
@@ -319,13 +318,13 @@ impl SimSsd {
             })
             .collect();
         let buffer = WriteBuffer::new((cfg.buffer.capacity_bytes / layout.page_size as u64) as u32);
-        let allocation = make_allocation(cfg.ftl.allocation, &layout, &cfg.ftl);
+        let allocation = build::allocation(&cfg, &layout);
         let own_queue = own_queues(&layout, allocation.die_groups());
-        let die_scheduler = die_sched::build(cfg.controller.die_scheduler);
+        let die_scheduler = build::die_scheduler(&cfg);
         SimSsd {
             policies: Policies {
-                victim: make_policy(&cfg),
-                trigger: make_trigger(&cfg),
+                victim: build::gc_policy(&cfg),
+                trigger: build::gc_trigger(&cfg),
                 by_deadline: die_scheduler.by_deadline(),
                 die_scheduler,
                 allocation,

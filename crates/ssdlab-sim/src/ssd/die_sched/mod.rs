@@ -7,7 +7,7 @@
 //! One policy, one file; add a line to `DIE_SCHEDULERS` to make it
 //! selectable with `[controller] die_scheduler = "name"` in a preset.
 
-use super::config::choice::{Choice, Entry, Registry};
+use super::registry::{Choice, Entry, Registry};
 
 mod edf;
 mod priority;

@@ -106,7 +106,7 @@ mod tests {
     use super::*;
     use crate::ssd::config::SsdConfig;
     use crate::ssd::ftl::Stream;
-    use crate::ssd::layout::Layout;
+
     use ssdlab_protocol::Lpn;
 
     /// One plane of 40 blocks of 6 pages; 2 static SLC blocks of 2 pages;
@@ -118,7 +118,7 @@ mod tests {
         cfg.geometry.blocks_per_plane = 40;
         cfg.geometry.pages_per_block = Some(6);
         cfg.ftl.over_provisioning = 0.5;
-        let mut ftl = Ftl::new(Layout::new(&cfg), Some((2, 3)), 1, true);
+        let mut ftl = Ftl::new(cfg.layout(), Some((2, 3)), 1, true);
         ftl.set_slc_lending(SlcLending {
             max_blocks,
             keep_free,
@@ -168,7 +168,7 @@ mod tests {
         assert_eq!(ftl(0, 0).spare_blocks_per_plane(), 18);
         let cfg = SsdConfig::load("consumer-tlc-250g").unwrap();
         let slc = cfg.slc_cache.as_ref().unwrap();
-        let f = Ftl::new(Layout::new(&cfg), Some((slc.blocks_per_plane, 3)), 1, false);
+        let f = Ftl::new(cfg.layout(), Some((slc.blocks_per_plane, 3)), 1, false);
         // 2611 native blocks of 1536 pages; 61,054,156 logical pages over
         // 16 planes need 2485 of them: 126 spare (12.7 GB in all).
         assert_eq!(f.spare_blocks_per_plane(), 126);

@@ -10,9 +10,8 @@ mod random;
 mod randomized_greedy;
 pub mod trigger;
 
-use super::config::choice::{Choice, Entry, Registry};
-use super::config::SsdConfig;
 use super::ftl::Ftl;
+use super::registry::{Choice, Entry, Registry};
 use crate::ssd::ids::{BlockId, PlaneId};
 use rand_chacha::ChaCha8Rng;
 
@@ -40,8 +39,26 @@ fn candidate_at(ftl: &Ftl, plane: PlaneId, pick: impl FnOnce(usize) -> usize) ->
     ftl.candidates(plane).nth(pick(n))
 }
 
+/// What the victim policies are built from: numbers of the preset, taken
+/// once when a device is built (`ssd::build`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct VictimParams {
+    /// Blocks of a plane (`geometry.blocks_per_plane`).
+    pub blocks_per_plane: u32,
+    /// Candidates `randomized-greedy` samples (`gc.rga_samples`).
+    pub rga_samples: u32,
+    /// Moving one valid page: an array read and a program (tR + tPROG).
+    pub copy_ns: u64,
+    /// Erasing a block (tBERS).
+    pub erase_ns: u64,
+    /// `prioritized`: the weight that defers still-hot blocks (λ) and the
+    /// horizon over which a hot block is expected to invalidate.
+    pub lambda: f64,
+    pub hot_horizon_ns: u64,
+}
+
 /// A victim policy's registry entry.
-pub type PolicyEntry = Entry<fn(&SsdConfig) -> Box<dyn GcPolicy>>;
+pub type PolicyEntry = Entry<fn(&VictimParams) -> Box<dyn GcPolicy>>;
 
 pub const REGISTRY: &[PolicyEntry] = &[
     PolicyEntry {
@@ -62,15 +79,15 @@ pub const REGISTRY: &[PolicyEntry] = &[
     PolicyEntry {
         name: "prioritized",
         help: "max invalid/(copy + erase cost), hot blocks deferred by lambda (on-demand GC, Algorithm 1)",
-        make: |cfg| Box::new(prioritized::Prioritized::new(cfg)),
+        make: |p| Box::new(prioritized::Prioritized::new(p)),
     },
     PolicyEntry {
         name: "randomized-greedy",
         help: "fewest valid pages among gc.rga_samples random candidates (d-choices; MQSim's RGA)",
-        make: |cfg| {
+        make: |p| {
             Box::new(randomized_greedy::RandomizedGreedy::new(
-                cfg.gc.rga_samples,
-                cfg.geometry.blocks_per_plane,
+                p.rga_samples,
+                p.blocks_per_plane,
             ))
         },
     },
@@ -86,14 +103,14 @@ pub struct GcPolicies;
 
 impl Registry for GcPolicies {
     const KIND: &'static str = "GC policy";
-    type Make = fn(&SsdConfig) -> Box<dyn GcPolicy>;
+    type Make = fn(&VictimParams) -> Box<dyn GcPolicy>;
     const ENTRIES: &'static [PolicyEntry] = REGISTRY;
 }
 
 /// A GC policy chosen by name in a preset.
 pub type GcPolicyChoice = Choice<GcPolicies>;
 
-/// Builds the policy the preset chose.
-pub fn make_policy(cfg: &SsdConfig) -> Box<dyn GcPolicy> {
-    (cfg.gc.policy.entry().make)(cfg)
+/// Builds the chosen policy.
+pub fn make_policy(choice: GcPolicyChoice, params: &VictimParams) -> Box<dyn GcPolicy> {
+    (choice.entry().make)(params)
 }

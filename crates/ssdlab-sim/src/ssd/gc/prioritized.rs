@@ -12,7 +12,7 @@
 //! (ties: the block closed earlier, then the lower erase count).
 
 use super::GcPolicy;
-use crate::ssd::config::SsdConfig;
+use super::VictimParams;
 use crate::ssd::ftl::Ftl;
 use crate::ssd::ids::{BlockId, PlaneId};
 use rand_chacha::ChaCha8Rng;
@@ -25,13 +25,12 @@ pub struct Prioritized {
 }
 
 impl Prioritized {
-    pub fn new(cfg: &SsdConfig) -> Prioritized {
-        let t = &cfg.timing;
+    pub fn new(p: &VictimParams) -> Prioritized {
         Prioritized {
-            copy_ns: (t.read_ns + t.program_ns) as f64,
-            erase_ns: t.erase_ns as f64,
-            lambda: cfg.gc.on_demand.lambda,
-            hot_horizon_ns: cfg.gc.on_demand.hot_horizon_ns as f64,
+            copy_ns: p.copy_ns as f64,
+            erase_ns: p.erase_ns as f64,
+            lambda: p.lambda,
+            hot_horizon_ns: p.hot_horizon_ns as f64,
         }
     }
 

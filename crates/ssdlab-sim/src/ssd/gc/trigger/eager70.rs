@@ -12,9 +12,9 @@ use super::{GcTrigger, TriggerCtx, TriggerEntry};
 pub const ENTRY: TriggerEntry = TriggerEntry {
     name: "eager70",
     help: "collect while 70% or more of the plane is in use (guarded by 5%/7% free blocks)",
-    make: |cfg| {
+    make: |p| {
         Box::new(Eager70 {
-            collecting: vec![false; crate::ssd::layout::Layout::new(cfg).planes as usize],
+            collecting: vec![false; p.planes],
         })
     },
 };

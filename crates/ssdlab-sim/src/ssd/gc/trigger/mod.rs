@@ -7,9 +7,10 @@ mod eager70;
 mod on_demand;
 mod threshold;
 
-use crate::ssd::config::choice::{Choice, Entry, Registry};
-use crate::ssd::config::SsdConfig;
+pub use on_demand::OnDemand;
+
 use crate::ssd::ftl::Ftl;
+use crate::ssd::registry::{Choice, Entry, Registry};
 use ssdlab_protocol::Ns;
 
 /// What a trigger sees when asked about one plane.
@@ -27,8 +28,18 @@ pub trait GcTrigger: Send {
     fn due(&mut self, c: &TriggerCtx) -> bool;
 }
 
+/// What the triggers are built from, taken once when a device is built
+/// (`ssd::build`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TriggerParams {
+    /// Planes of the device (a trigger keeps state per plane).
+    pub planes: usize,
+    /// The on-demand trigger's parameters (`[gc.on_demand]`).
+    pub on_demand: OnDemand,
+}
+
 /// A trigger's registry entry.
-pub type TriggerEntry = Entry<fn(&SsdConfig) -> Box<dyn GcTrigger>>;
+pub type TriggerEntry = Entry<fn(&TriggerParams) -> Box<dyn GcTrigger>>;
 
 pub const REGISTRY: &[TriggerEntry] = &[threshold::ENTRY, eager70::ENTRY, on_demand::ENTRY];
 
@@ -37,14 +48,14 @@ pub struct GcTriggers;
 
 impl Registry for GcTriggers {
     const KIND: &'static str = "GC trigger";
-    type Make = fn(&SsdConfig) -> Box<dyn GcTrigger>;
+    type Make = fn(&TriggerParams) -> Box<dyn GcTrigger>;
     const ENTRIES: &'static [TriggerEntry] = REGISTRY;
 }
 
 /// A GC trigger chosen by name in a preset.
 pub type GcTriggerChoice = Choice<GcTriggers>;
 
-/// Builds the trigger the preset chose.
-pub fn make_trigger(cfg: &SsdConfig) -> Box<dyn GcTrigger> {
-    (cfg.gc.trigger.entry().make)(cfg)
+/// Builds the chosen trigger.
+pub fn make_trigger(choice: GcTriggerChoice, params: &TriggerParams) -> Box<dyn GcTrigger> {
+    (choice.entry().make)(params)
 }

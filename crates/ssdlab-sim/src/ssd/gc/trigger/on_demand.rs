@@ -14,21 +14,64 @@
 //! GC job until its deficit is covered (θ_IR decides only the start).
 
 use super::{GcTrigger, TriggerCtx, TriggerEntry};
-use crate::ssd::config::OnDemand as Params;
+use serde::{Deserialize, Serialize};
 use ssdlab_protocol::Ns;
 
 pub const ENTRY: TriggerEntry = TriggerEntry {
     name: "on-demand",
     help: "collect only when free pages fall below the writes expected over a horizon (invalidation-rate trigger)",
-    make: |cfg| {
-        let planes = crate::ssd::layout::Layout::new(cfg).planes as usize;
-        Box::new(OnDemand {
-            p: cfg.gc.on_demand.clone(),
+    make: |p| {
+        let planes = p.planes;
+        Box::new(OnDemandTrigger {
+            p: p.on_demand.clone(),
             rate: vec![RateEwma::default(); planes],
             collecting: vec![false; planes],
         })
     },
 };
+
+/// Parameters of the on-demand trigger and the prioritized victims (after
+/// Lee, Choi, Hong, Electronics 12(9):2142, 2023). The paper gives none of
+/// these values: every default is a choice of ours (see docs/model.md).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct OnDemand {
+    /// Minimum free space a plane keeps (R_min), in blocks.
+    pub r_min_blocks: u32,
+    /// Horizon H: the plane must absorb the writes expected in this time.
+    pub horizon_ns: u64,
+    /// θ_IR: a candidate must be at least this invalid to collect early.
+    pub theta_ir: f64,
+    /// hard_min: below this many free blocks GC runs whatever the candidates.
+    pub hard_min_blocks: u32,
+    /// λ: weight that defers still-hot blocks (0 = pure gain/cost).
+    pub lambda: f64,
+    /// H_exp: horizon over which a hot block is expected to invalidate.
+    pub hot_horizon_ns: u64,
+    /// W: window of the write-rate estimate.
+    pub window_ns: u64,
+    /// EWMA weight of the newest window.
+    pub ewma_weight: f64,
+    /// Global-order variant: a die collects, among all its due planes, the
+    /// victim the policy ranks highest (else the first due plane's).
+    pub global_order: bool,
+}
+
+impl Default for OnDemand {
+    fn default() -> Self {
+        OnDemand {
+            r_min_blocks: 2,
+            horizon_ns: 50_000_000,
+            theta_ir: 0.5,
+            hard_min_blocks: 1,
+            lambda: 0.0,
+            hot_horizon_ns: 1_000_000_000,
+            window_ns: 100_000_000,
+            ewma_weight: 0.2,
+            global_order: false,
+        }
+    }
+}
 
 /// Page programs per second of one plane, over fixed windows.
 #[derive(Debug, Clone, Copy, Default)]
@@ -39,14 +82,14 @@ struct RateEwma {
     per_s: f64,
 }
 
-pub struct OnDemand {
-    p: Params,
+pub struct OnDemandTrigger {
+    p: OnDemand,
     rate: Vec<RateEwma>,
     /// Planes collecting until their deficit is covered.
     collecting: Vec<bool>,
 }
 
-impl OnDemand {
+impl OnDemandTrigger {
     /// Folds every window that ended before `now` into the EWMA.
     fn write_rate(&mut self, c: &TriggerCtx) -> f64 {
         let (w, a) = (self.p.window_ns, self.p.ewma_weight);
@@ -74,7 +117,7 @@ impl OnDemand {
     }
 }
 
-impl GcTrigger for OnDemand {
+impl GcTrigger for OnDemandTrigger {
     fn name(&self) -> &'static str {
         "on-demand"
     }
