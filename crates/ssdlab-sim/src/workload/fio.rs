@@ -220,6 +220,7 @@ impl Workload for FioWorkload {
         self.start_group(cx);
     }
 
+    #[inline]
     fn on_event<D: Device>(&mut self, ev: WorkEvent, cx: &mut Ctx<'_, D>) {
         match ev {
             WorkEvent::Wake(s) | WorkEvent::Submit(s) if self.is_flusher(s) => {
@@ -232,6 +233,7 @@ impl Workload for FioWorkload {
         }
     }
 
+    #[inline]
     fn bio_done<D: Device>(&mut self, mut d: BioDone, cx: &mut Ctx<'_, D>) {
         if BufferedIo::owns(d.bio.id) {
             if let Some(b) = self.buffered.as_mut() {

@@ -73,7 +73,17 @@ impl SimSsd {
                     && may_take_read(&sensed, first_in_block, tx)
             };
             let queue = &self.array.dies[die.index()].reads;
-            let Some(skipped) = queue.range(i..).take(16 - looked).position(fits) else {
+            // A plain loop rather than `position`: this search is the read
+            // path's hottest, and the loop stays inlined where the
+            // iterator's `try_fold` may not (docs/performance.md).
+            let mut found = None;
+            for (k, tx) in queue.range(i..).take(16 - looked).enumerate() {
+                if fits(tx) {
+                    found = Some(k);
+                    break;
+                }
+            }
+            let Some(skipped) = found else {
                 break;
             };
             looked += skipped + 1;
