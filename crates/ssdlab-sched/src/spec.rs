@@ -237,43 +237,88 @@ mod tests {
             let _ = build(&spec);
         }
 
-        /// Every tunable of every scheduler takes a value in its range or
-        /// rejects it, and the scheduler it builds runs a request.
-        #[test]
-        fn tunable_values_are_in_range_or_rejected(entry_i in 0usize..32, tun_i in 0usize..8, v in value()) {
-            let e = &REGISTRY[entry_i % REGISTRY.len()];
-            prop_assume!(!e.tunables.is_empty());
-            let t = &e.tunables[tun_i % e.tunables.len()];
-            let spec = format!("{}:{}={v}", e.name, t.name);
-            if let Ok((_, values)) = parse(&spec) {
-                let got = values.get(t.name);
+    }
+
+    /// A value `share` of the way from `min` to `max`, written as the
+    /// tunable's kind is (durations with their unit).
+    fn value_inside(kind: TunableKind, min: i64, max: i64, share: f64) -> String {
+        let span = (max as i128 - min as i128) as f64;
+        let n = (min as i128 + (span * share) as i128).clamp(min as i128, max as i128);
+        match kind {
+            TunableKind::Duration { .. } => format!("{n}ns"),
+            _ => n.to_string(),
+        }
+    }
+
+    /// Every tunable of every scheduler takes a value in its range or
+    /// rejects it, and the scheduler it builds runs a request. The run
+    /// counts the values that parsed, so that a parser rejecting
+    /// everything cannot pass it.
+    #[test]
+    fn tunable_values_are_in_range_or_rejected() {
+        use proptest::test_runner::{Config, TestRunner};
+        let parsed = std::cell::Cell::new(0u32);
+        let cases = Config::default().cases;
+        let mut runner = TestRunner::new(Config::default());
+        // Half the cases draw a value inside the tunable's range (which must
+        // parse), half one near or beyond the edges (which may not).
+        let strategy = (0usize..32, 0usize..8, value(), any::<bool>(), 0.0f64..=1.0);
+        runner
+            .run(&strategy, |(entry_i, tun_i, v, inside, share)| {
+                let e = &REGISTRY[entry_i % REGISTRY.len()];
+                if e.tunables.is_empty() {
+                    return Ok(());
+                }
+                let t = &e.tunables[tun_i % e.tunables.len()];
                 let (min, max) = match t.kind {
                     TunableKind::Int { min, max }
                     | TunableKind::Duration { min, max, .. }
                     | TunableKind::Bytes { min, max } => (min, max),
                     TunableKind::Bool => (0, 1),
                 };
-                prop_assert!((min..=max).contains(&got), "{spec} gave {got}");
-                let mut s = build(&spec).unwrap();
-                let rq = crate::Request {
-                    id: 1,
-                    dir: crate::Dir::Write,
-                    sector: 0,
-                    bytes: 4096,
-                    prio: crate::IoPrio::NONE,
-                    sync: false,
-                    flush: false,
-                    fua: false,
-                    job: 0,
-                    submit_ns: 0,
-                    insert_ns: 0,
-                    dispatch_ns: 0,
+                let v = if inside {
+                    value_inside(t.kind, min, max, share)
+                } else {
+                    v
                 };
-                let _ = s.limit_depth(rq.dir, rq.sync, 64);
-                s.insert(rq, 0);
-                let _ = s.dispatch(0);
-                let _ = s.next_timer();
-            }
-        }
+                let spec = format!("{}:{}={v}", e.name, t.name);
+                let result = parse(&spec);
+                prop_assert!(
+                    !inside || result.is_ok(),
+                    "{spec}: in range, refused: {result:?}"
+                );
+                if let Ok((_, values)) = result {
+                    parsed.set(parsed.get() + 1);
+                    let got = values.get(t.name);
+                    prop_assert!((min..=max).contains(&got), "{spec} gave {got}");
+                    let mut s = build(&spec).unwrap();
+                    let rq = crate::Request {
+                        id: 1,
+                        dir: crate::Dir::Write,
+                        sector: 0,
+                        bytes: 4096,
+                        prio: crate::IoPrio::NONE,
+                        sync: false,
+                        flush: false,
+                        fua: false,
+                        job: 0,
+                        submit_ns: 0,
+                        insert_ns: 0,
+                        dispatch_ns: 0,
+                    };
+                    let _ = s.limit_depth(rq.dir, rq.sync, 64);
+                    s.insert(rq, 0);
+                    let _ = s.dispatch(0);
+                    let _ = s.next_timer();
+                }
+
+                Ok(())
+            })
+            .unwrap();
+        assert!(
+            parsed.get() >= cases / 4,
+            "only {} of {cases} values parsed",
+            parsed.get()
+        );
     }
 }
