@@ -15,5 +15,8 @@ test-rust:
 python-env:
 	SSDLAB_CARGO_PROFILE=test-release scripts/python-env.sh
 
+# mypy --strict on the package, then pytest; the target fails if either does.
 test-python: python-env
-	SSDLAB_CARGO_PROFILE=test-release .venv/bin/python -m pytest python/tests -q -p no:cacheprovider
+	@status=0; .venv/bin/python -m mypy --strict --cache-dir=/dev/null python/ssdlab || status=1; \
+	SSDLAB_CARGO_PROFILE=test-release .venv/bin/python -m pytest python/tests -q -p no:cacheprovider || status=1; \
+	exit $$status

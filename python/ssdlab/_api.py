@@ -47,15 +47,28 @@ DEVICE_FIGURES: Tuple[str, ...] = (
 
 @dataclass
 class Result:
-    """What one simulation reported.
+    """What one run reported: every run of the package (``run``, ``replay``,
+    ``rtflash_run``) returns one.
 
-    ``report``: fio's JSON report (``--output-format json``) as a dict, with
-    ssdlab's extras (GC, write amplification, host counters) under
-    ``"ssdlab"``. ``text``: fio's normal text report. ``figures``: the device
-    figures (``waf``, ``gc_invocations``, ``erases``, ``bw_mbs``, ...) and the
-    per-second totals. ``jobs``: one row per job: bandwidth in MB/s (10^6
-    bytes), IOPS, completion latency (reads and writes together) mean, p50,
-    p99, p99.9 and max in microseconds, and p99.9 per direction.
+    Attributes
+    ----------
+    report : dict
+        The run's JSON report: fio's (``--output-format json``) with
+        ssdlab's extras (GC, write amplification, host counters) under
+        ``"ssdlab"``; for ``rtflash_run``, ``ssdlab rtflash run --json``'s
+        object.
+    text : str
+        fio's normal text report; for ``rtflash_run`` a summary, a line per
+        task.
+    figures : dict
+        The device figures (``waf``, ``gc_invocations``, ``erases``,
+        ``bw_mbs``, ...) and the per-second totals; for ``rtflash_run`` the
+        verdict, the NRT figures and the GC rounds.
+    jobs : pandas.DataFrame
+        One row per job: bandwidth in MB/s (10^6 bytes), IOPS, completion
+        latency (reads and writes together) mean, p50, p99, p99.9 and max in
+        microseconds, and p99.9 per direction; for ``rtflash_run`` one row
+        per real-time task (``TASK_FIGURES``).
     """
 
     report: Dict[str, Any]
@@ -73,8 +86,25 @@ class Result:
         )
         return cls(report=json.loads(report_json), text=text, figures=figures, jobs=jobs)
 
+    @classmethod
+    def _of_rtflash(cls, report: Dict[str, Any]) -> "Result":
+        figures = {
+            k: report.get(k)
+            for k in ("approach", "nrt_service", "chip_order", "model", "schedulable",
+                      "reason", "duration_ns", "nrt", "gc_rounds")
+        }
+        jobs = pd.DataFrame(
+            [_task_row(t) for t in report["tasks"]], columns=["job", *TASK_FIGURES]
+        )
+        return cls(report=report, text=_rtflash_text(report), figures=figures, jobs=jobs)
+
     def __repr__(self) -> str:
         f = self.figures
+        if "bw_mbs" not in f:
+            return (
+                f"<ssdlab.Result {len(self.jobs)} real-time task(s), "
+                f"{f.get('approach')}, schedulable={f.get('schedulable')}>"
+            )
         return (
             f"<ssdlab.Result {len(self.jobs)} job(s), {f['bw_mbs']:.1f} MB/s, "
             f"WAF {f['waf']:.2f}, {f['sim_seconds']:.3f} simulated s>"
@@ -112,7 +142,7 @@ def sim_params(
 
 def seed_of(seed: Any) -> int:
     """A seed: a whole number in [0, 2^64) (2.7 is not rounded to 2)."""
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**64:
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= int(seed) < 2**64:
         raise SsdlabError(f"seed: {seed!r} is not a whole number in [0, 2^64)")
     return int(seed)
 
@@ -139,19 +169,72 @@ def job_source(job: JobArg) -> Tuple[Optional[str], Optional[str]]:
     raise TypeError(f"job: a path or a job file's text, not {type(job).__name__}")
 
 
-def run(job: JobArg, *, ignore_unknown: bool = False, **settings: Any) -> Result:
-    """Runs an fio job file (a path, or its text) on the simulated SSD.
+def run(
+    job: JobArg,
+    *,
+    device: str = "consumer-tlc-250g",
+    scheduler: str = "none",
+    occupancy: float = 0.0,
+    precondition: str = "auto",
+    seed: int = 1,
+    host: Optional[JobArg] = None,
+    gc: Optional[str] = None,
+    device_overrides: Optional[Mapping[str, Any]] = None,
+    host_overrides: Optional[Mapping[str, Any]] = None,
+    ignore_unknown: bool = False,
+) -> Result:
+    """Run an fio job file on the simulated SSD, as ``ssdlab run`` does.
 
-    Settings are those of ``ssdlab run``: ``device`` (a preset name or TOML
-    file), ``scheduler`` (a spec such as ``"k2:max_inflight=8"``),
-    ``occupancy`` (percent), ``precondition`` (``auto``, ``fill``, ``steady``,
-    ``aged[:N]``, ``pts``, ``random``), ``seed``, ``host`` (a host TOML file, or ``"k2-study"``: the K2 study's host), ``gc``
-    (``pbgc``, ``bbgc``, ``on-demand``), and ``device_overrides`` /
-    ``host_overrides`` (dotted preset keys to values, e.g.
-    ``{"gc.free_block_threshold": 0.05}``). Raises ``SsdlabError`` on bad
-    input, with the CLI's message."""
+    Parameters
+    ----------
+    job : str or os.PathLike
+        The job file: a path, or the file's text (a string with a newline).
+    device : str, default "consumer-tlc-250g"
+        A preset name (``ssdlab.presets()``) or a preset TOML file.
+    scheduler : str, default "none"
+        An I/O scheduler spec such as ``"k2:max_inflight=8"``
+        (``ssdlab.schedulers()``).
+    occupancy : float, default 0.0
+        Percent of the logical space holding data before the run.
+    precondition : str, default "auto"
+        How that data is laid down: ``auto``, ``fill``, ``steady``,
+        ``rested``, ``aged[:N]``, ``pts`` or ``random``.
+    seed : int, default 1
+        The run's seed, a whole number in [0, 2^64).
+    host : str or os.PathLike, optional
+        A host TOML file, or ``"k2-study"`` (the K2 study's host); default:
+        the preset's host.
+    gc : str, optional
+        A GC scheme: ``pbgc``, ``bbgc`` or ``on-demand``.
+    device_overrides, host_overrides : mapping, optional
+        Dotted preset or host keys and their values, for example
+        ``{"gc.free_block_threshold": 0.05}``.
+    ignore_unknown : bool, default False
+        Skip fio options ssdlab does not know instead of refusing the file.
+
+    Returns
+    -------
+    Result
+        fio's report (JSON as a dict, and text), the device figures and the
+        per-job figures as a DataFrame.
+
+    Raises
+    ------
+    SsdlabError
+        On bad input, with the CLI's message (``file:line: field: message``).
+    """
     path, text = job_source(job)
-    params = sim_params(**settings)
+    params = sim_params(
+        device=device,
+        scheduler=scheduler,
+        occupancy=occupancy,
+        precondition=precondition,
+        seed=seed,
+        host=host,
+        gc=gc,
+        device_overrides=device_overrides,
+        host_overrides=host_overrides,
+    )
     params["job"] = text or ""
     params["job_name"] = "<job>"
     return Result._of(_native.run_job(json.dumps(params), path, ignore_unknown))
@@ -166,13 +249,63 @@ def replay(
     loop_write: Optional[str] = None,
     skip_bad_lines: bool = False,
     trace_device: Optional[str] = None,
-    **settings: Any,
+    device: str = "consumer-tlc-250g",
+    scheduler: str = "none",
+    occupancy: float = 0.0,
+    precondition: str = "auto",
+    seed: int = 1,
+    host: Optional[JobArg] = None,
+    gc: Optional[str] = None,
+    device_overrides: Optional[Mapping[str, Any]] = None,
+    host_overrides: Optional[Mapping[str, Any]] = None,
 ) -> Result:
-    """Replays a block trace (blkparse, msr, spc, mqsim, fio-iolog; detected
-    when ``format`` is None) as ``ssdlab replay`` does: open loop at the
-    recorded times divided by ``time_scale``, or closed loop at depth ``qd``.
-    The other settings are ``run``'s."""
-    params = sim_params(**settings)
+    """Replay a block trace through the host path and device, as
+    ``ssdlab replay`` does.
+
+    Parameters
+    ----------
+    trace : str or os.PathLike
+        The trace file.
+    format : str, optional
+        ``blkparse``, ``msr``, ``spc``, ``mqsim`` or ``fio-iolog``; detected
+        from the first lines when None.
+    qd : int, optional
+        Closed loop at this depth; None replays open loop at the recorded
+        times.
+    time_scale : float, default 1.0
+        Recorded times are divided by this.
+    loop_write : str, optional
+        Replay the trace again until this much (``"4g"``) has been written.
+    skip_bad_lines : bool, default False
+        Skip malformed lines (counted in the report) instead of stopping.
+    trace_device : str, optional
+        Keep one device of a multi-device trace (MSR DiskNumber, SPC ASU,
+        blkparse ``maj,min``).
+    device, scheduler, occupancy, precondition, seed, host, gc,
+    device_overrides, host_overrides
+        As for :func:`run`.
+
+    Returns
+    -------
+    Result
+        As for :func:`run`.
+
+    Raises
+    ------
+    SsdlabError
+        On bad input, with the CLI's message.
+    """
+    params = sim_params(
+        device=device,
+        scheduler=scheduler,
+        occupancy=occupancy,
+        precondition=precondition,
+        seed=seed,
+        host=host,
+        gc=gc,
+        device_overrides=device_overrides,
+        host_overrides=host_overrides,
+    )
     return Result._of(
         _native.replay(
             json.dumps(params),
@@ -188,7 +321,7 @@ def replay(
 
 
 def rtflash_run(
-    tasks: Union[str, "os.PathLike[str]"],
+    tasks: JobArg,
     *,
     approach: str = "clustering",
     nrt: str = "tbs",
@@ -196,18 +329,89 @@ def rtflash_run(
     model: str = "chips",
     duration: float = 10.0,
     seed: int = 1,
-) -> Dict[str, Any]:
-    """Allocates a real-time task set (a TOML file, docs/rt-flash.md) with
-    ``approach`` (clustering, global, full-isolation) and simulates it for
-    ``duration`` seconds, NRT through a TBS or in the ``background``, on
-    the analysis' ``chips`` or on the ``ssd`` model of its preset, with
-    ``edf`` or ``fifo`` (ordinary) dies. Returns ``ssdlab rtflash run
-    --json``'s object: per task its jobs, read and write deadline misses,
-    max and p99.9 response beside the analysis' bound; the NRT figures."""
+) -> Result:
+    """Allocate a real-time task set and simulate it, as ``ssdlab rtflash
+    run`` does (docs/rt-flash.md).
+
+    Parameters
+    ----------
+    tasks : str or os.PathLike
+        The task-set TOML file.
+    approach : str, default "clustering"
+        ``clustering`` (Clustering-BFD), ``global`` or ``full-isolation``.
+    nrt : str, default "tbs"
+        The NRT load through each cluster's Total Bandwidth Server (``tbs``)
+        or in the ``background``.
+    chip_order : str, default "edf"
+        Dies serve by deadline (``edf``) or in arrival order (``fifo``, an
+        ordinary SSD).
+    model : str, default "chips"
+        The analysis' chip model (``chips``) or the full SSD model of the
+        task set's preset (``ssd``).
+    duration : float, default 10.0
+        Simulated seconds.
+    seed : int, default 1
+        The run's seed.
+
+    Returns
+    -------
+    Result
+        ``report``: the object ``ssdlab rtflash run --json`` prints;
+        ``text``: a one-line-per-task summary rendered here; ``figures``:
+        the run's verdict, NRT figures and GC rounds; ``jobs``: one row per
+        real-time task (jobs, read and write misses, max and p99.9 response,
+        deadline and the analysis' bound, in microseconds).
+
+    Raises
+    ------
+    SsdlabError
+        On bad input, with the CLI's message.
+    """
     out = _native.rtflash_run(
         os.fspath(tasks), approach, nrt, chip_order, model, float(duration), seed_of(seed)
     )
-    return json.loads(out)
+    return Result._of_rtflash(json.loads(out))
+
+
+#: Per-task figures of a real-time run, in the order of ``Result.jobs``' columns.
+TASK_FIGURES: Tuple[str, ...] = (
+    "jobs",
+    "read_misses",
+    "write_misses",
+    "max_response_us",
+    "p999_response_us",
+    "deadline_us",
+    "worst_case_latency_us",
+)
+
+
+def _task_row(t: Mapping[str, Any]) -> Dict[str, Any]:
+    bound = t.get("worst_case_latency_ns")
+    return {
+        "job": t["name"],
+        "jobs": t["jobs"],
+        "read_misses": t["read_misses"],
+        "write_misses": t["write_misses"],
+        "max_response_us": t["max_response_ns"] / 1e3,
+        "p999_response_us": t["p999_response_ns"] / 1e3,
+        "deadline_us": t["deadline_ns"] / 1e3,
+        "worst_case_latency_us": None if bound is None else bound / 1e3,
+    }
+
+
+def _rtflash_text(report: Mapping[str, Any]) -> str:
+    lines = [
+        f"{report['approach']} ({report['nrt_service']} NRT, {report['chip_order']} dies, "
+        f"{report['model']} model): schedulable={report['schedulable']}"
+    ]
+    for t in report["tasks"]:
+        lines.append(
+            f"  {t['name']}: {t['jobs']} jobs, misses r/w {t['read_misses']}/{t['write_misses']}, "
+            f"max response {t['max_response_ns'] / 1e6:.3f} ms of deadline {t['deadline_ns'] / 1e6:.3f} ms"
+        )
+    if report.get("nrt"):
+        lines.append(f"  NRT: {report['nrt'].get('mb_per_s', 0.0):.2f} MB/s")
+    return "\n".join(lines) + "\n"
 
 
 def presets() -> Dict[str, str]:

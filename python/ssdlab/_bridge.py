@@ -14,19 +14,25 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import List, Tuple
 
 from ._native import SsdlabError
 from ._store import Store
-from ._sweep import execute
+from ._sweep import execute, require_dask
 
 
-def main(argv: list) -> int:
+def main(argv: List[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m ssdlab._bridge")
     ap.add_argument("--address", required=True, help="Dask scheduler address")
     ap.add_argument("--store", required=True, help="results store directory")
     ap.add_argument("--batch-size", type=int, default=None)
     a = ap.parse_args(argv)
-    items = []
+    try:
+        require_dask()
+    except ImportError as e:
+        print(f"ssdlab: error: {e}", file=sys.stderr)
+        return 2
+    items: List[Tuple[str, str, str]] = []
     for n, line in enumerate(sys.stdin, 1):
         if not line.strip():
             continue

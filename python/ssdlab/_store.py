@@ -84,7 +84,28 @@ class Store:
         """One row per stored point: its labels, its parameters (from the
         configuration), ``key``, and its figures flattened (``bw_mbs``,
         ``waf``, ..., ``"<job>.clat_p999_us"``, ...)."""
-        return pd.DataFrame([_frame_row(r) for r in self.rows()])
+        frame: pd.DataFrame = pd.DataFrame([_frame_row(r) for r in self.rows()])
+        return frame
+
+
+class MemoryStore:
+    """A results store held in memory for one sweep: what ``sweep`` uses when
+    no store is given, so that nothing is written to disk unasked."""
+
+    def __init__(self) -> None:
+        self._figures: Dict[str, str] = {}
+
+    def __repr__(self) -> str:
+        return f"<ssdlab.MemoryStore {len(self._figures)} point(s)>"
+
+    def figures(self, keys: Iterable[str]) -> Dict[str, str]:
+        """The figures (JSON) of those keys that are held."""
+        return {k: self._figures[k] for k in keys if k in self._figures}
+
+    def write(self, rows: List[Mapping[str, str]]) -> None:
+        """Holds the rows' figures by key (the first of a key is kept)."""
+        for r in rows:
+            self._figures.setdefault(r["key"], r["figures"])
 
 
 def _frame_row(r: Mapping[str, str]) -> Dict[str, Any]:

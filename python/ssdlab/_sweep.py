@@ -30,7 +30,7 @@ import pandas as pd
 from . import _native
 from ._native import SsdlabError
 from ._api import flatten_figures, job_source, overrides_of, seed_of
-from ._store import Store
+from ._store import MemoryStore, Store
 
 #: Keys a point may set directly (the rest: ``device.*``, ``host.*``, ``job.*``).
 PARAMS = ("job", "job_name", "device", "gc", "host", "scheduler", "occupancy", "precondition", "seed")
@@ -169,6 +169,7 @@ def native_params(point: Mapping[str, Any]) -> Dict[str, Any]:
             if path is not None:
                 text = _read_job(path)
                 params.setdefault("job_name", path)
+            assert text is not None  # job_source gives text when no path
             _refuse_include(text, path)
             params["job"] = text
         elif k == "occupancy":
@@ -213,6 +214,20 @@ def run_batch(configs: List[str]) -> List[str]:
     return native.run_configs(configs)
 
 
+#: What to tell a user whose environment lacks the sweep's dependencies.
+DASK_EXTRA = "ssdlab.sweep runs on Dask, which is not installed: pip install 'ssdlab[dask]'"
+
+
+def require_dask() -> None:
+    """Raise ImportError, saying how to install the extra, unless the
+    sweep's dependencies (distributed, tqdm) can be imported."""
+    try:
+        import distributed  # noqa: F401
+        import tqdm  # noqa: F401
+    except ImportError as e:
+        raise ImportError(DASK_EXTRA) from e
+
+
 @contextmanager
 def dask_client(client: Any, workers: Optional[int]) -> Iterator[Any]:
     """The client to run on: the one given, one connected to an address, or
@@ -245,7 +260,7 @@ def dask_client(client: Any, workers: Optional[int]) -> Iterator[Any]:
 
 def execute(
     items: Sequence[Tuple[str, str, str]],
-    store: Store,
+    store: Union[Store, MemoryStore],
     client: Any = None,
     workers: Optional[int] = None,
     batch_size: Optional[int] = None,
@@ -311,32 +326,71 @@ def sweep(
     batch_size: Optional[int] = None,
     progress: bool = True,
 ) -> pd.DataFrame:
-    """Runs every point of ``expand(base, grid)`` and returns one row per
-    point, in the grid's order: the point's labels (the settings the grid
-    varies, and ``labels``), ``key``, and its figures (``bw_mbs``, ``iops``,
-    ``waf``, ``gc_invocations``, ``gc_pages_moved``, ``erases``,
-    ``sim_seconds``, and ``"<job>.<figure>"`` per job).
+    """Run every point of ``expand(base, grid)`` on a Dask cluster.
 
-    ``client``: a ``distributed.Client``, a scheduler address
-    (``"tcp://host:8786"``), or None for a ``LocalCluster`` of ``workers``
-    processes. ``store``: the results store (a directory; default
-    ``ssdlab-store``): points already there are not run again. Points go to
-    the workers in batches of ``batch_size`` (default: about four batches
-    per worker thread). ``df.attrs["computed"]`` and ``df.attrs["stored"]``
-    say how many points ran and how many came from the store."""
+    Needs the ``dask`` extra (``pip install 'ssdlab[dask]'``); without it
+    the call raises ImportError saying so.
+
+    Parameters
+    ----------
+    base : mapping, optional
+        Settings every point shares (see :func:`expand`).
+    grid : mapping of setting to values, or list of settings, optional
+        What varies (see :func:`expand`).
+    client : distributed.Client or str, optional
+        A client, or a scheduler address (``"tcp://host:8786"``); None
+        starts a ``LocalCluster`` of ``workers`` single-threaded processes.
+    store : str, os.PathLike or Store, optional
+        A results store (a directory): points already there are not run
+        again, and every point computed is written there as its batch
+        returns, so an interrupted sweep resumes. None keeps the results in
+        memory for this call only; nothing is written to disk.
+    workers : int, optional
+        Processes of the ``LocalCluster`` (default: the CPU count).
+    batch_size : int, optional
+        Points per task sent to a worker (default: about four batches per
+        worker thread).
+    progress : bool, default True
+        Show a progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per point, in the grid's order: the point's labels (the
+        settings the grid varies, and ``labels``), ``key``, and its figures
+        (``bw_mbs``, ``iops``, ``waf``, ``gc_invocations``,
+        ``gc_pages_moved``, ``erases``, ``sim_seconds``, and
+        ``"<job>.<figure>"`` per job). ``df.attrs["computed"]`` and
+        ``df.attrs["stored"]`` say how many points ran and how many came
+        from the store.
+
+    Raises
+    ------
+    SsdlabError
+        When a point's settings are bad (before anything runs).
+    ImportError
+        When the ``dask`` extra is not installed.
+    """
     for name, value in (("workers", workers), ("batch_size", batch_size)):
         if value is not None and (
             isinstance(value, bool) or not isinstance(value, int) or value < 1
         ):
             raise ValueError(f"{name}: {value!r} is not a positive integer")
+    require_dask()
     points = expand(base, grid)
     keyed = [_keyed(i, p) for i, p in enumerate(points)]
-    st = store if isinstance(store, Store) else Store(store or "ssdlab-store")
+    st: Union[Store, MemoryStore]
+    if store is None:
+        st = MemoryStore()
+    elif isinstance(store, Store):
+        st = store
+    else:
+        st = Store(store)
     found, computed = execute(keyed, st, client, workers, batch_size, progress)
     rows = []
     for p, (key, _, _) in zip(points, keyed):
         rows.append({**p["labels"], "key": key, **flatten_figures(json.loads(found[key]))})
-    df = pd.DataFrame(rows)
+    df: pd.DataFrame = pd.DataFrame(rows)
     df.attrs["computed"] = computed
     df.attrs["stored"] = len({k for k, _, _ in keyed}) - computed
     return df

@@ -13,6 +13,7 @@ import logging
 import sys
 import tempfile
 import time
+from typing import List
 
 from . import _native
 from ._sweep import expand, resolve, sweep
@@ -34,7 +35,7 @@ iodepth=8
 """
 
 
-def main(argv: list) -> int:
+def main(argv: List[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m ssdlab.bench")
     ap.add_argument("--points", type=int, default=200)
     ap.add_argument("--workers", type=int, default=2)

@@ -49,7 +49,7 @@ def grid(
     and ``rep``."""
     if plan not in ("quick", "paper"):
         raise ValueError(f"plan: 'quick' or 'paper', not '{plan}'")
-    return json.loads(
+    points: List[Dict[str, Any]] = json.loads(
         _native.k2_points(
             plan == "paper",
             partial_runtime,
@@ -62,6 +62,7 @@ def grid(
             full_precondition,
         )
     )
+    return points
 
 
 def figures(df: pd.DataFrame) -> pd.DataFrame:
@@ -88,6 +89,6 @@ def figures(df: pd.DataFrame) -> pd.DataFrame:
                 "erases": row["erases"],
             }
         )
-    df_out = pd.DataFrame(out)
+    df_out: pd.DataFrame = pd.DataFrame(out)
     df_out["bound"] = df_out["bound"].astype("Int64")
     return df_out

@@ -172,3 +172,18 @@ def test_a_point_without_a_job_or_a_number_is_refused():
         _native.resolve("{}")
     with pytest.raises(ssdlab.SsdlabError, match="occupancy"):
         ssdlab.run("[j]\nrw=read\n", occupancy=float("nan"))
+
+
+def test_the_signatures_name_every_setting_with_its_type():
+    import inspect
+
+    settings = ("device", "scheduler", "occupancy", "precondition", "seed", "host", "gc",
+                "device_overrides", "host_overrides")
+    for fn in (ssdlab.run, ssdlab.replay):
+        params = inspect.signature(fn).parameters
+        for name in settings:
+            p = params[name]
+            assert p.kind is inspect.Parameter.KEYWORD_ONLY, (fn.__name__, name)
+            assert p.annotation is not inspect.Parameter.empty, (fn.__name__, name)
+            assert name in (fn.__doc__ or ""), (fn.__name__, name)
+        assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())

@@ -16,11 +16,15 @@ def test_the_case_study_meets_its_deadlines_on_both_models(root):
     case = root / "examples" / "rtflash" / "case-study.toml"
     for model in ("chips", "ssd"):
         r = ssdlab.rtflash_run(case, model=model, duration=2)
-        assert r["model"] == model and r["schedulable"]
-        assert [t["name"] for t in r["tasks"]] == ["big1", "big2", "small1", "small2"]
-        for t in r["tasks"]:
-            assert t["jobs"] >= 16 and t["read_misses"] == 0 and t["write_misses"] == 0
-        assert r["nrt"]["mb_per_s"] > 0
+        assert isinstance(r, ssdlab.Result)
+        assert r.figures["model"] == model and r.figures["schedulable"]
+        assert list(r.jobs["job"]) == ["big1", "big2", "small1", "small2"]
+        assert (r.jobs["jobs"] >= 16).all()
+        assert (r.jobs[["read_misses", "write_misses"]] == 0).all().all()
+        assert (r.jobs["max_response_us"] <= r.jobs["deadline_us"]).all()
+        assert r.figures["nrt"]["mb_per_s"] > 0
+        assert r.text.count("\n") == 1 + len(r.jobs) + 1
+        assert "schedulable=True" in repr(r)
 
 
 def test_python_and_the_cli_give_the_same_object(root, ssdlab_bin):
@@ -31,7 +35,8 @@ def test_python_and_the_cli_give_the_same_object(root, ssdlab_bin):
                          check=True, capture_output=True, text=True).stdout
     py = ssdlab.rtflash_run(case, approach="full-isolation", nrt="background",
                             chip_order="fifo", model="ssd", duration=2, seed=3)
-    assert py == json.loads(cli)
+    assert py.report == json.loads(cli)
+    assert list(py.jobs["job"]) == [t["name"] for t in py.report["tasks"]]
 
 
 @pytest.mark.parametrize(
