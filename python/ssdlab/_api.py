@@ -237,7 +237,8 @@ def run(
     )
     params["job"] = text or ""
     params["job_name"] = "<job>"
-    return Result._of(_native.run_job(json.dumps(params), path, ignore_unknown))
+    request = {"params": params, "job_path": path, "ignore_unknown": ignore_unknown}
+    return Result._of(_native.run_job(json.dumps(request)))
 
 
 def replay(
@@ -306,18 +307,17 @@ def replay(
         device_overrides=device_overrides,
         host_overrides=host_overrides,
     )
-    return Result._of(
-        _native.replay(
-            json.dumps(params),
-            os.fspath(trace),
-            format,
-            qd,
-            float(time_scale),
-            loop_write,
-            skip_bad_lines,
-            trace_device,
-        )
-    )
+    request = {
+        "params": params,
+        "trace": os.fspath(trace),
+        "format": format,
+        "qd": qd,
+        "time_scale": float(time_scale),
+        "loop_write": loop_write,
+        "skip_bad_lines": skip_bad_lines,
+        "trace_device": trace_device,
+    }
+    return Result._of(_native.replay(json.dumps(request)))
 
 
 def rtflash_run(
@@ -367,9 +367,16 @@ def rtflash_run(
     SsdlabError
         On bad input, with the CLI's message.
     """
-    out = _native.rtflash_run(
-        os.fspath(tasks), approach, nrt, chip_order, model, float(duration), seed_of(seed)
-    )
+    request = {
+        "tasks": os.fspath(tasks),
+        "approach": approach,
+        "nrt": nrt,
+        "chip_order": chip_order,
+        "model": model,
+        "duration": float(duration),
+        "seed": seed_of(seed),
+    }
+    out = _native.rtflash_run(json.dumps(request))
     return Result._of_rtflash(json.loads(out))
 
 

@@ -49,19 +49,18 @@ def grid(
     and ``rep``."""
     if plan not in ("quick", "paper"):
         raise ValueError(f"plan: 'quick' or 'paper', not '{plan}'")
-    points: List[Dict[str, Any]] = json.loads(
-        _native.k2_points(
-            plan == "paper",
-            partial_runtime,
-            full_runtime,
-            reps,
-            list(ops),
-            list(states),
-            device,
-            seed,
-            full_precondition,
-        )
-    )
+    request = {
+        "paper": plan == "paper",
+        "partial_runtime": partial_runtime,
+        "full_runtime": full_runtime,
+        "reps": reps,
+        "ops": list(ops),
+        "occupancies": list(states),
+        "device": device,
+        "seed": seed,
+        "full_precondition": full_precondition,
+    }
+    points: List[Dict[str, Any]] = json.loads(_native.k2_points(json.dumps(request)))
     return points
 
 

@@ -38,23 +38,44 @@ pub fn run_configs(py: Python<'_>, configs: Vec<String>) -> PyResult<Vec<String>
     .map_err(super::SsdlabError::new_err)
 }
 
+/// `k2_points`' request: `reproduce k2`'s plan options.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct K2Request {
+    #[serde(default)]
+    paper: bool,
+    #[serde(default)]
+    partial_runtime: Option<u64>,
+    #[serde(default)]
+    full_runtime: Option<u64>,
+    #[serde(default)]
+    reps: Option<u32>,
+    #[serde(default)]
+    ops: Vec<String>,
+    #[serde(default)]
+    occupancies: Vec<String>,
+    device: String,
+    seed: u64,
+    full_precondition: String,
+}
+
 /// The K2 study's grid as sweep points (JSON list): each with its labels
 /// (`op`, `state`, `bound`, `rep`) and the parameters `reproduce k2` runs
 /// it with, so a sweep of them shares the CLI's keys.
 #[pyfunction]
-#[pyo3(signature = (paper=false, partial_runtime=None, full_runtime=None, reps=None, ops=Vec::new(), occupancies=Vec::new(), device="consumer-tlc-250g", seed=1, full_precondition="fill"))]
-#[allow(clippy::too_many_arguments)]
-pub fn k2_points(
-    paper: bool,
-    partial_runtime: Option<u64>,
-    full_runtime: Option<u64>,
-    reps: Option<u32>,
-    ops: Vec<String>,
-    occupancies: Vec<String>,
-    device: &str,
-    seed: u64,
-    full_precondition: &str,
-) -> PyResult<String> {
+pub fn k2_points(request_json: &str) -> PyResult<String> {
+    let K2Request {
+        paper,
+        partial_runtime,
+        full_runtime,
+        reps,
+        ops,
+        occupancies,
+        device,
+        seed,
+        full_precondition,
+    } = serde_json::from_str(request_json).map_err(|e| super::bad_json("k2 request", e))?;
+    let full_precondition = full_precondition.as_str();
     use ssdlab_studies::k2::results::{OCCUPANCIES, OPS};
     let unknown = |given: &[String], known: &[&str], what: &str| -> PyResult<()> {
         match given.iter().find(|g| !known.contains(&g.as_str())) {

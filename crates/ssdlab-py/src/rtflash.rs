@@ -1,7 +1,7 @@
 //! `ssdlab.rtflash_run`: a real-time task set allocated and simulated, as
 //! `ssdlab rtflash run --json` gives it.
 
-use super::to_py;
+use super::{bad_json, to_py};
 use pyo3::prelude::*;
 use ssdlab_rtflash::sim::{duration_ns, run_task_set, ChipOrder, Model, NrtPolicy, RunOptions};
 use ssdlab_rtflash::{ApproachChoice, TaskSet};
@@ -23,21 +23,34 @@ fn choose<T: Copy>(field: &str, name: &str, choices: &[(&str, T)]) -> Result<T, 
         })
 }
 
-/// Allocates the task set of the file `tasks` with `approach` and simulates
-/// it for `duration` seconds; returns `rtflash run --json`'s object.
-#[pyfunction]
-#[pyo3(signature = (tasks, approach="clustering", nrt="tbs", chip_order="edf", model="chips", duration=10.0, seed=1))]
-#[allow(clippy::too_many_arguments)]
-pub fn rtflash_run(
-    py: Python<'_>,
+/// `rtflash_run`'s request, as `ssdlab rtflash run`'s options.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RtflashRequest {
     tasks: PathBuf,
-    approach: &str,
-    nrt: &str,
-    chip_order: &str,
-    model: &str,
+    approach: String,
+    nrt: String,
+    chip_order: String,
+    model: String,
     duration: f64,
     seed: u64,
-) -> PyResult<String> {
+}
+
+/// Allocates the task set of the request's file `tasks` with `approach`
+/// and simulates it for `duration` seconds; returns `rtflash run --json`'s
+/// object. The request is JSON, as for every function of the module.
+#[pyfunction]
+pub fn rtflash_run(py: Python<'_>, request_json: &str) -> PyResult<String> {
+    let RtflashRequest {
+        tasks,
+        approach,
+        nrt,
+        chip_order,
+        model,
+        duration,
+        seed,
+    } = serde_json::from_str(request_json).map_err(|e| bad_json("rtflash request", e))?;
+    let (approach, nrt, chip_order, model) = (&*approach, &*nrt, &*chip_order, &*model);
     let options = || -> Result<RunOptions, InputError> {
         let duration_ns = duration_ns(duration).map_err(|m| InputError::invalid("duration", m))?;
         Ok(RunOptions {

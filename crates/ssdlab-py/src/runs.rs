@@ -15,8 +15,44 @@ use std::path::PathBuf;
 /// report and the figures (`PointFigures`) as JSON.
 type RunOutput = (String, String, String);
 
-fn params(params_json: &str) -> PyResult<PointParams> {
-    serde_json::from_str(params_json).map_err(|e| bad_json("run parameters", e))
+/// `run_job`'s request: the run's parameters and where its job file is.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunRequest {
+    params: PointParams,
+    /// The job file; None: the text in `params.job`.
+    #[serde(default)]
+    job_path: Option<PathBuf>,
+    #[serde(default)]
+    ignore_unknown: bool,
+}
+
+/// `replay`'s request: the run's parameters and `ssdlab replay`'s options.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReplayRequestJson {
+    params: PointParams,
+    trace: PathBuf,
+    #[serde(default)]
+    format: Option<String>,
+    #[serde(default)]
+    qd: Option<u32>,
+    #[serde(default = "one")]
+    time_scale: f64,
+    #[serde(default)]
+    loop_write: Option<String>,
+    #[serde(default)]
+    skip_bad_lines: bool,
+    #[serde(default)]
+    trace_device: Option<String>,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+fn request<T: serde::de::DeserializeOwned>(what: &str, json: &str) -> PyResult<T> {
+    serde_json::from_str(json).map_err(|e| bad_json(what, e))
 }
 
 fn outputs(
@@ -31,17 +67,16 @@ fn outputs(
 }
 
 /// Runs a job file (a path, or the text in the parameters' `job`) with the
-/// device, host, scheduler, occupancy, preconditioning and seed of
-/// `params_json` (the keys of `PointParams`).
+/// device, host, scheduler, occupancy, preconditioning and seed of the
+/// request's `params` (the keys of `PointParams`). The request is JSON, as
+/// for every function of the module.
 #[pyfunction]
-#[pyo3(signature = (params_json, job_path=None, ignore_unknown=false))]
-pub fn run_job(
-    py: Python<'_>,
-    params_json: &str,
-    job_path: Option<PathBuf>,
-    ignore_unknown: bool,
-) -> PyResult<RunOutput> {
-    let p = params(params_json)?;
+pub fn run_job(py: Python<'_>, request_json: &str) -> PyResult<RunOutput> {
+    let RunRequest {
+        params: p,
+        job_path,
+        ignore_unknown,
+    } = request("run request", request_json)?;
     py.detach(move || {
         let setup = p.setup()?;
         let opts = ssdlab_fio::ParseOptions { ignore_unknown };
@@ -56,23 +91,21 @@ pub fn run_job(
     .map_err(to_py)
 }
 
-/// Replays a block trace through the host path and device of `params_json`
-/// (its `job` is unused); the options are `ssdlab replay`'s.
+/// Replays a block trace through the host path and device of the request's
+/// `params` (its `job` is unused); the other fields are `ssdlab replay`'s
+/// options.
 #[pyfunction]
-#[pyo3(signature = (params_json, trace, format=None, qd=None, time_scale=1.0, loop_write=None, skip_bad_lines=false, trace_device=None))]
-#[allow(clippy::too_many_arguments)]
-pub fn replay(
-    py: Python<'_>,
-    params_json: &str,
-    trace: PathBuf,
-    format: Option<String>,
-    qd: Option<u32>,
-    time_scale: f64,
-    loop_write: Option<String>,
-    skip_bad_lines: bool,
-    trace_device: Option<String>,
-) -> PyResult<RunOutput> {
-    let p = params(params_json)?;
+pub fn replay(py: Python<'_>, request_json: &str) -> PyResult<RunOutput> {
+    let ReplayRequestJson {
+        params: p,
+        trace,
+        format,
+        qd,
+        time_scale,
+        loop_write,
+        skip_bad_lines,
+        trace_device,
+    } = request("replay request", request_json)?;
     py.detach(move || {
         let loop_write = loop_write
             .as_deref()
