@@ -1,5 +1,6 @@
 """One simulation at a time: ``run`` (an fio job file) and ``replay`` (a block
-trace), the catalogue of presets and schedulers, and the ``Result`` they give."""
+trace), the catalogue of presets and schedulers, and the ``Result`` they give
+(``rtflash_run`` is in _rtflash.py)."""
 
 from __future__ import annotations
 
@@ -47,34 +48,37 @@ DEVICE_FIGURES: Tuple[str, ...] = (
 
 @dataclass
 class Result:
-    """What one run reported: every run of the package (``run``, ``replay``,
-    ``rtflash_run``) returns one.
+    """What one run reported. ``run`` and ``replay`` return a ``Result``;
+    ``rtflash_run`` returns an ``RtflashResult``, a ``Result`` of the same
+    four attributes (see its documentation for what they hold there).
 
     Attributes
     ----------
     report : dict
         The run's JSON report: fio's (``--output-format json``) with
         ssdlab's extras (GC, write amplification, host counters) under
-        ``"ssdlab"``; for ``rtflash_run``, ``ssdlab rtflash run --json``'s
-        object.
+        ``"ssdlab"``.
     text : str
-        fio's normal text report; for ``rtflash_run`` a summary, a line per
-        task.
+        fio's normal text report.
     figures : dict
-        The device figures (``waf``, ``gc_invocations``, ``erases``,
-        ``bw_mbs``, ...) and the per-second totals; for ``rtflash_run`` the
-        verdict, the NRT figures and the GC rounds.
+        The device figures (``bw_mbs``, ``iops``, ``waf``,
+        ``gc_invocations``, ``gc_pages_moved``, ``erases``,
+        ``sim_seconds``), ``per_second`` (the totals of each simulated
+        second) and ``jobs`` (the per-job figures, a list of dicts).
     jobs : pandas.DataFrame
-        One row per job: bandwidth in MB/s (10^6 bytes), IOPS, completion
-        latency (reads and writes together) mean, p50, p99, p99.9 and max in
-        microseconds, and p99.9 per direction; for ``rtflash_run`` one row
-        per real-time task (``TASK_FIGURES``).
+        One row per job (column ``job``, its name) and its figures
+        (``JOB_FIGURES``): bandwidth in MB/s (10^6 bytes) in all and per
+        direction, IOPS, I/Os, completion latency (reads and writes
+        together) mean, p50, p99, p99.9 and max in microseconds, and p99.9
+        per direction. Built from ``figures``, so ``==`` compares
+        ``report``, ``text`` and ``figures`` only (fio's report holds the
+        wall-clock time of the run: compare two runs' ``figures``).
     """
 
     report: Dict[str, Any]
     text: str
     figures: Dict[str, Any]
-    jobs: pd.DataFrame = field(repr=False)
+    jobs: pd.DataFrame = field(repr=False, compare=False)
 
     @classmethod
     def _of(cls, out: Tuple[str, str, str]) -> "Result":
@@ -86,25 +90,8 @@ class Result:
         )
         return cls(report=json.loads(report_json), text=text, figures=figures, jobs=jobs)
 
-    @classmethod
-    def _of_rtflash(cls, report: Dict[str, Any]) -> "Result":
-        figures = {
-            k: report.get(k)
-            for k in ("approach", "nrt_service", "chip_order", "model", "schedulable",
-                      "reason", "duration_ns", "nrt", "gc_rounds")
-        }
-        jobs = pd.DataFrame(
-            [_task_row(t) for t in report["tasks"]], columns=["job", *TASK_FIGURES]
-        )
-        return cls(report=report, text=_rtflash_text(report), figures=figures, jobs=jobs)
-
     def __repr__(self) -> str:
         f = self.figures
-        if "bw_mbs" not in f:
-            return (
-                f"<ssdlab.Result {len(self.jobs)} real-time task(s), "
-                f"{f.get('approach')}, schedulable={f.get('schedulable')}>"
-            )
         return (
             f"<ssdlab.Result {len(self.jobs)} job(s), {f['bw_mbs']:.1f} MB/s, "
             f"WAF {f['waf']:.2f}, {f['sim_seconds']:.3f} simulated s>"
@@ -320,115 +307,34 @@ def replay(
     return Result._of(_native.replay(json.dumps(request)))
 
 
-def rtflash_run(
-    tasks: JobArg,
-    *,
-    approach: str = "clustering",
-    nrt: str = "tbs",
-    chip_order: str = "edf",
-    model: str = "chips",
-    duration: float = 10.0,
-    seed: int = 1,
-) -> Result:
-    """Allocate a real-time task set and simulate it, as ``ssdlab rtflash
-    run`` does (docs/rt-flash.md).
-
-    Parameters
-    ----------
-    tasks : str or os.PathLike
-        The task-set TOML file.
-    approach : str, default "clustering"
-        ``clustering`` (Clustering-BFD), ``global`` or ``full-isolation``.
-    nrt : str, default "tbs"
-        The NRT load through each cluster's Total Bandwidth Server (``tbs``)
-        or in the ``background``.
-    chip_order : str, default "edf"
-        Dies serve by deadline (``edf``) or in arrival order (``fifo``, an
-        ordinary SSD).
-    model : str, default "chips"
-        The analysis' chip model (``chips``) or the full SSD model of the
-        task set's preset (``ssd``).
-    duration : float, default 10.0
-        Simulated seconds.
-    seed : int, default 1
-        The run's seed.
+def presets() -> Dict[str, str]:
+    """The built-in device presets.
 
     Returns
     -------
-    Result
-        ``report``: the object ``ssdlab rtflash run --json`` prints;
-        ``text``: a one-line-per-task summary rendered here; ``figures``:
-        the run's verdict, NRT figures and GC rounds; ``jobs``: one row per
-        real-time task (jobs, read and write misses, max and p99.9 response,
-        deadline and the analysis' bound, in microseconds).
+    dict of str to str
+        Each preset's name (what ``device=`` takes) and its description.
 
     Raises
     ------
     SsdlabError
-        On bad input, with the CLI's message.
+        If a built-in preset does not load (a broken build).
     """
-    request = {
-        "tasks": os.fspath(tasks),
-        "approach": approach,
-        "nrt": nrt,
-        "chip_order": chip_order,
-        "model": model,
-        "duration": float(duration),
-        "seed": seed_of(seed),
-    }
-    out = _native.rtflash_run(json.dumps(request))
-    return Result._of_rtflash(json.loads(out))
-
-
-#: Per-task figures of a real-time run, in the order of ``Result.jobs``' columns.
-TASK_FIGURES: Tuple[str, ...] = (
-    "jobs",
-    "read_misses",
-    "write_misses",
-    "max_response_us",
-    "p999_response_us",
-    "deadline_us",
-    "worst_case_latency_us",
-)
-
-
-def _task_row(t: Mapping[str, Any]) -> Dict[str, Any]:
-    bound = t.get("worst_case_latency_ns")
-    return {
-        "job": t["name"],
-        "jobs": t["jobs"],
-        "read_misses": t["read_misses"],
-        "write_misses": t["write_misses"],
-        "max_response_us": t["max_response_ns"] / 1e3,
-        "p999_response_us": t["p999_response_ns"] / 1e3,
-        "deadline_us": t["deadline_ns"] / 1e3,
-        "worst_case_latency_us": None if bound is None else bound / 1e3,
-    }
-
-
-def _rtflash_text(report: Mapping[str, Any]) -> str:
-    lines = [
-        f"{report['approach']} ({report['nrt_service']} NRT, {report['chip_order']} dies, "
-        f"{report['model']} model): schedulable={report['schedulable']}"
-    ]
-    for t in report["tasks"]:
-        lines.append(
-            f"  {t['name']}: {t['jobs']} jobs, misses r/w {t['read_misses']}/{t['write_misses']}, "
-            f"max response {t['max_response_ns'] / 1e6:.3f} ms of deadline {t['deadline_ns'] / 1e6:.3f} ms"
-        )
-    if report.get("nrt"):
-        lines.append(f"  NRT: {report['nrt'].get('mb_per_s', 0.0):.2f} MB/s")
-    return "\n".join(lines) + "\n"
-
-
-def presets() -> Dict[str, str]:
-    """The built-in device presets: name to description."""
     return dict(_native.presets())
 
 
 def schedulers() -> Dict[str, Dict[str, Any]]:
-    """The I/O schedulers: name to ``{"help", "tunables"}``, each tunable with
-    its kind, range, default and unit (durations in ns, sizes in bytes)."""
+    """The I/O schedulers a ``scheduler=`` spec may name.
+
+    Returns
+    -------
+    dict of str to dict
+        Each scheduler's name and ``{"help": str, "tunables": list}``; a
+        tunable is a dict of its ``name``, ``kind`` (``bool``, ``int``,
+        ``duration``, ``size``), ``min``, ``max``, ``default``, ``unit``
+        (durations in ns, sizes in bytes) and ``help``. The catalogue is
+        the build's: nothing is read, nothing raises.
+    """
     return {
         s["name"]: {"help": s["help"], "tunables": s["tunables"]}
         for s in json.loads(_native.schedulers())

@@ -127,9 +127,29 @@ def _frame_row(r: Mapping[str, str]) -> Dict[str, Any]:
 
 
 def load(store: Union[str, "os.PathLike[str]", Store]) -> pd.DataFrame:
-    """Every point of a results store as one DataFrame (see ``Store.load``).
-    A path that holds no store is an error (a misspelt path would otherwise
-    create an empty one)."""
+    """Every point of a results store as one DataFrame.
+
+    Parameters
+    ----------
+    store : str, os.PathLike or Store
+        The store's directory (what ``sweep(store=...)`` was given), or a
+        ``Store``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per stored point: its labels, its parameters (``device``,
+        ``scheduler``, ``occupancy`` in percent, ``precondition``,
+        ``seed``), ``key``, and its figures flattened (``bw_mbs``, ``waf``,
+        ..., ``"<job>.clat_p999_us"``, ..., and ``jobs``). A shard that
+        does not read back whole is skipped with a warning.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the path holds no store (a misspelt path would otherwise
+        create an empty one).
+    """
     if not isinstance(store, Store):
         if not (Path(store) / "shards").is_dir():
             raise FileNotFoundError(f"{os.fspath(store)}: no results store here (no shards/)")

@@ -41,13 +41,36 @@ Grid = Union[Mapping[str, Sequence[Any]], Sequence[Mapping[str, Any]]]
 def expand(base: Optional[Mapping[str, Any]] = None, grid: Optional[Grid] = None) -> List[Dict[str, Any]]:
     """The points of a sweep, each a dict of settings over ``base``.
 
-    ``grid`` is a mapping of setting to values (its Cartesian product, the
-    first setting varying slowest) or a list of settings, one per point. A
-    setting is one of ``job`` (a path or a job file's text), ``job_name``,
-    ``device``, ``gc``, ``host``, ``scheduler``, ``occupancy`` (percent),
-    ``precondition``, ``seed``; ``device.<key>`` / ``host.<key>`` (a preset
-    or host key, dotted); ``job.<option>`` (an fio option set in every job
-    section); or ``labels`` (a dict of columns for the results)."""
+    A setting is one of ``job`` (a path or a job file's text),
+    ``job_name``, ``device``, ``gc``, ``host``, ``scheduler``,
+    ``occupancy`` (percent), ``precondition``, ``seed``; ``device.<key>`` /
+    ``host.<key>`` (a preset or host key, dotted); ``job.<option>`` (an fio
+    option set in every job section); or ``labels`` (a dict of columns for
+    the results). Nothing is run or resolved here.
+
+    Parameters
+    ----------
+    base : mapping, optional
+        Settings every point shares.
+    grid : mapping of setting to values, or list of mappings, optional
+        A mapping of setting to values (a list, a range, an array or a
+        Series; their Cartesian product, the first setting varying
+        slowest), or a list of settings, one per point. None: one point,
+        ``base``.
+
+    Returns
+    -------
+    list of dict
+        One dict per point: its settings over ``base`` (NumPy scalars as
+        Python numbers) and ``labels``: the ``labels`` given, and the
+        settings the grid varies (but ``job``) that they do not name.
+
+    Raises
+    ------
+    ValueError
+        On an unknown setting, or a grid value that is not a list (a
+        string, a mapping, a scalar) or is a set (whose order is not fixed).
+    """
     base = dict(base or {})
     if grid is None:
         combos: List[Dict[str, Any]] = [{}]
@@ -211,7 +234,7 @@ def run_batch(configs: List[str]) -> List[str]:
     """Runs points on a worker: configurations in, figures (JSON) out."""
     from ssdlab import _native as native  # imported on the worker
 
-    return native.run_configs(configs)
+    return native.run_configs(json.dumps({"configs": configs}))
 
 
 #: What to tell a user whose environment lacks the sweep's dependencies.

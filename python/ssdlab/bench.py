@@ -15,8 +15,7 @@ import tempfile
 import time
 from typing import List
 
-from . import _native
-from ._sweep import expand, resolve, sweep
+from ._sweep import expand, resolve, run_batch, sweep
 
 #: A point that runs in milliseconds on the smallest preset.
 TRIVIAL_JOB = """[global]
@@ -49,7 +48,7 @@ def main(argv: List[str]) -> int:
 
     t0 = time.perf_counter()
     configs = [resolve(p)[1] for p in expand(base, grid)]
-    _native.run_configs(configs)
+    run_batch(configs)
     serial_s = time.perf_counter() - t0
 
     from distributed import Client, LocalCluster

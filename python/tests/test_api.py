@@ -187,3 +187,43 @@ def test_the_signatures_name_every_setting_with_its_type():
             assert p.annotation is not inspect.Parameter.empty, (fn.__name__, name)
             assert name in (fn.__doc__ or ""), (fn.__name__, name)
         assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    for fn in (ssdlab.run, ssdlab.replay, ssdlab.rtflash_run, ssdlab.sweep):
+        for name, p in list(inspect.signature(fn).parameters.items())[1:]:
+            assert p.annotation is not inspect.Parameter.empty, (fn.__name__, name)
+            assert f"{name} :" in (fn.__doc__ or "") or name in settings, (fn.__name__, name)
+        for section in ("Parameters\n", "Returns\n", "Raises\n"):
+            assert section in (fn.__doc__ or ""), (fn.__name__, section)
+
+
+WITHOUT_DASK = """
+import sys
+for name in ("distributed", "dask", "tqdm"):
+    sys.modules[name] = None  # import fails, as when the extra is not installed
+import ssdlab
+r = ssdlab.run(sys.argv[1], device="seed004")
+assert list(r.jobs["job"]) == ["rt", "bg"], r.jobs
+try:
+    ssdlab.sweep({"job": sys.argv[1]}, progress=False)
+except ImportError as e:
+    print(e)
+"""
+
+
+def test_without_the_dask_extra_a_run_runs_and_a_sweep_says_what_to_install(small_job):
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", WITHOUT_DASK, small_job],
+                         check=True, capture_output=True, text=True).stdout
+    assert "pip install 'ssdlab[dask]'" in out
+
+
+def test_every_native_entry_point_takes_one_json_request():
+    from ssdlab import _native
+
+    for fn in (_native.run_job, _native.replay, _native.rtflash_run, _native.resolve,
+               _native.run_configs, _native.k2_points):
+        with pytest.raises(ssdlab.SsdlabError, match="unknown field `nosuch`"):
+            fn('{"nosuch": 1}')
+        with pytest.raises(ssdlab.SsdlabError, match="expected"):
+            fn("not json")
+    assert _native.run_configs('{"configs": []}') == []

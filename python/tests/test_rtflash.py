@@ -16,14 +16,17 @@ def test_the_case_study_meets_its_deadlines_on_both_models(root):
     case = root / "examples" / "rtflash" / "case-study.toml"
     for model in ("chips", "ssd"):
         r = ssdlab.rtflash_run(case, model=model, duration=2)
-        assert isinstance(r, ssdlab.Result)
+        assert isinstance(r, ssdlab.RtflashResult) and isinstance(r, ssdlab.Result)
         assert r.figures["model"] == model and r.figures["schedulable"]
+        assert r.figures["gc_copied_pages"] == r.report["gc_copied_pages"]
         assert list(r.jobs["job"]) == ["big1", "big2", "small1", "small2"]
+        assert list(r.jobs.columns) == ["job", *ssdlab._rtflash.TASK_FIGURES]
         assert (r.jobs["jobs"] >= 16).all()
+        assert (r.jobs["read_requests"] >= r.jobs["jobs"]).all()
         assert (r.jobs[["read_misses", "write_misses"]] == 0).all().all()
         assert (r.jobs["max_response_us"] <= r.jobs["deadline_us"]).all()
         assert r.figures["nrt"]["mb_per_s"] > 0
-        assert r.text.count("\n") == 1 + len(r.jobs) + 1
+        assert "analysis: schedulable" in r.text and "big1" in r.text
         assert "schedulable=True" in repr(r)
 
 
@@ -37,6 +40,27 @@ def test_python_and_the_cli_give_the_same_object(root, ssdlab_bin):
                             chip_order="fifo", model="ssd", duration=2, seed=3)
     assert py.report == json.loads(cli)
     assert list(py.jobs["job"]) == [t["name"] for t in py.report["tasks"]]
+    first = py.report["tasks"][0]
+    assert py.jobs.iloc[0]["max_response_us"] == first["max_response_ns"] / 1e3
+    assert py.jobs.iloc[0]["write_requests"] == first["write_requests"]
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {},
+        {"approach": "global", "chip_order": "fifo", "duration": 1.5, "seed": 2},
+        {"approach": "full-isolation", "nrt": "background", "model": "ssd", "duration": 1},
+    ],
+)
+def test_the_text_is_the_clis_text_report(root, ssdlab_bin, settings):
+    case = str(root / "examples" / "rtflash" / "case-study.toml")
+    settings = {"duration": 1, **settings}
+    args = [a for k, v in settings.items() for a in (f"--{k.replace('_', '-')}", str(v))]
+    cli = subprocess.run([str(ssdlab_bin), "rtflash", "run", case, *args],
+                         check=True, capture_output=True, text=True).stdout
+    py = ssdlab.rtflash_run(case, **settings)
+    assert py.text == cli
 
 
 @pytest.mark.parametrize(

@@ -19,10 +19,22 @@ pub fn resolve(py: Python<'_>, params_json: &str) -> PyResult<(String, String)> 
     Ok((spec.key(), config.to_string()))
 }
 
-/// Runs the points of these configurations one after another and returns
-/// each one's figures (`PointFigures` as JSON), in order.
+/// `run_configs`' request: a batch of point configurations, each the
+/// canonical JSON text `resolve` gave (kept as text, so that a
+/// configuration reaches the worker byte for byte).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigsRequest {
+    configs: Vec<String>,
+}
+
+/// Runs the points of the request's configurations one after another and
+/// returns each one's figures (`PointFigures` as JSON), in order. The
+/// request is JSON, as for every function of the module.
 #[pyfunction]
-pub fn run_configs(py: Python<'_>, configs: Vec<String>) -> PyResult<Vec<String>> {
+pub fn run_configs(py: Python<'_>, request_json: &str) -> PyResult<Vec<String>> {
+    let ConfigsRequest { configs } =
+        serde_json::from_str(request_json).map_err(|e| bad_json("configs request", e))?;
     py.detach(|| {
         configs
             .iter()
