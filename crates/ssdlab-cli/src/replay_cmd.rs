@@ -10,9 +10,10 @@ use std::path::PathBuf;
 pub struct Args {
     /// The block trace (read as a stream; any size).
     trace: PathBuf,
-    /// blkparse, msr, spc, mqsim or fio-iolog (default: detected from the
-    /// first lines, and said on stderr).
-    #[arg(long)]
+    /// The trace's format (default: detected from the first lines, and
+    /// said on stderr).
+    #[arg(long, ignore_case = true,
+          value_parser = clap::builder::PossibleValuesParser::new(ssdlab_trace::Format::NAMES))]
     format: Option<String>,
     #[command(flatten)]
     sim: SimArgs,

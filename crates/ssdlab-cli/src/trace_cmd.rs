@@ -23,8 +23,9 @@ struct SynthArgs {
     /// cassandra, mongodb, mysql, rocksdb, dbench or sqlite.
     #[arg(long)]
     profile: String,
-    /// Trace format to write (blkparse, msr, spc, mqsim, fio-iolog).
-    #[arg(long, default_value = "mqsim")]
+    /// Trace format to write.
+    #[arg(long, default_value = "mqsim", ignore_case = true,
+          value_parser = clap::builder::PossibleValuesParser::new(ssdlab_trace::Format::NAMES))]
     format: String,
     /// Requests to write (1 to 10^8: about 3 GB of MQSim text; replay a
     /// trace several times with `replay --loop-write` for more).

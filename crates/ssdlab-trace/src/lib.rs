@@ -1,14 +1,9 @@
 //! Block I/O trace readers and writers for ssdlab.
 //!
-//! Supported formats ([`Format`]):
-//!
-//! | name | line layout | time | offset | length | ops |
-//! |---|---|---|---|---|---|
-//! | `blkparse` | `maj,min cpu seq sec.nsec pid action RWBS sector + nblocks [process]` | seconds.nanoseconds from trace start | 512 B sectors | 512 B blocks | RWBS `D`/`E` trim, `W` write, `R` read; `S` or `F` REQ_SYNC |
-//! | `msr` | `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime` | Windows FILETIME (100 ns), rebased to the first record | bytes | bytes | `Read` / `Write` |
-//! | `spc` | `ASU,LBA,Size,Opcode,Timestamp[,…]` | seconds (decimal) from start | 512 B blocks | bytes | `r` / `w` |
-//! | `mqsim` | `arrival_time device start_LBA size type` | ns (configurable) | 512 B sectors | 512 B sectors | `0` write, `1` read |
-//! | `fio-iolog` | v2 `file action offset length`, v3 `ts file action offset length` | v2: none (0); v3: ms (configurable) | bytes | bytes | `read` / `write` / `trim` |
+//! Supported formats ([`Format`]): blkparse text, MSR Cambridge CSV, SPC
+//! CSV, MQSim ASCII and fio iolog v2/v3. Each lives in one file of
+//! `formats/`, whose comment gives its line layout, time, offset and length
+//! units and operations, and is named once in the `formats!` registry there.
 //!
 //! Readers are streaming ([`TraceReader`]): they hold one bounded line buffer
 //! and O(1) state, never the whole trace. Malformed lines produce a
@@ -21,6 +16,7 @@
 
 mod detect;
 mod error;
+mod formats;
 mod lines;
 mod parse;
 mod reader;
@@ -34,6 +30,7 @@ pub use error::{ParseFormatError, TraceError};
 /// The latest time a trace record may carry (100 years in ns, the same
 /// limit as job files): a record beyond it is a malformed line.
 pub const MAX_TIME_NS: u64 = 100 * 365 * 86_400 * 1_000_000_000;
+pub use formats::{FIO_IOLOG_FILENAME, MSR_FILETIME_BASE, MSR_HOSTNAME};
 pub use reader::{open, TraceReader};
 pub use synth::{
     profile, write_trace, Profile, Synth, SynthOptions, TraceStats, OVERWRITE_RING, PAGE_BYTES,
@@ -43,4 +40,4 @@ pub use types::{
     BlkparseAction, Format, ReadOptions, TimeUnit, TraceOp, TraceRecord, DEFAULT_MAX_LINE_LEN,
     SECTOR_SIZE,
 };
-pub use write::{write_header, write_record, FIO_IOLOG_FILENAME, MSR_FILETIME_BASE, MSR_HOSTNAME};
+pub use write::{write_header, write_record};

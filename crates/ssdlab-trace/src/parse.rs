@@ -1,6 +1,8 @@
-//! Per-format line parsers. Each takes one trimmed, non-empty, non-comment
-//! line and returns a request, `None` for a line that carries no request
-//! (header, other device, non-I/O event), or the malformed field.
+//! What the line parsers share: a parsed request, a malformed field, the
+//! device filter and the field readers. Each format's parser (in
+//! `formats/`) takes one trimmed, non-empty, non-comment line and returns a
+//! request, `None` for a line that carries no request (header, other
+//! device, non-I/O event), or the malformed field.
 
 use crate::types::{Format, ReadOptions, TraceOp, SECTOR_SIZE};
 
@@ -11,7 +13,7 @@ pub(crate) struct Bad {
     pub message: String,
 }
 
-fn bad(field: &'static str, message: impl Into<String>) -> Bad {
+pub(crate) fn bad(field: &'static str, message: impl Into<String>) -> Bad {
     Bad {
         field,
         message: message.into(),
@@ -48,24 +50,15 @@ pub(crate) enum DeviceFilter {
 }
 
 impl DeviceFilter {
+    /// `device` resolved by `format`'s rule (no device: every line).
     pub fn new(format: Format, device: Option<&str>) -> Result<Self, String> {
-        let Some(d) = device else {
-            return Ok(DeviceFilter::Any);
-        };
-        let d = d.trim();
-        match format {
-            Format::Blkparse => parse_devspec(d)
-                .map(|(a, b)| DeviceFilter::Pair(a, b))
-                .ok_or_else(|| format!("expected `maj,min` (e.g. 8,0), got {}", show(d))),
-            Format::Msr | Format::Spc | Format::Mqsim => d
-                .parse::<u64>()
-                .map(DeviceFilter::Num)
-                .map_err(|_| format!("expected a device number, got {}", show(d))),
-            Format::FioIolog => Ok(DeviceFilter::Name(d.to_string())),
+        match device {
+            None => Ok(DeviceFilter::Any),
+            Some(d) => (format.spec().device_filter)(d.trim()),
         }
     }
 
-    fn num(&self, n: u64) -> bool {
+    pub(crate) fn num(&self, n: u64) -> bool {
         match self {
             DeviceFilter::Num(m) => *m == n,
             _ => true,
@@ -96,7 +89,7 @@ pub(crate) fn show(s: &str) -> String {
     }
 }
 
-fn parse_u64(field: &'static str, s: &str) -> Result<u64, Bad> {
+pub(crate) fn parse_u64(field: &'static str, s: &str) -> Result<u64, Bad> {
     if s.is_empty() {
         return Err(bad(field, "missing value"));
     }
@@ -112,14 +105,14 @@ fn parse_u64(field: &'static str, s: &str) -> Result<u64, Bad> {
     })
 }
 
-fn parse_time_u64(field: &'static str, s: &str) -> Result<u64, Bad> {
+pub(crate) fn parse_time_u64(field: &'static str, s: &str) -> Result<u64, Bad> {
     if s.starts_with('-') {
         return Err(bad(field, format!("negative time {}", show(s))));
     }
     parse_u64(field, s)
 }
 
-fn int_time(field: &'static str, s: &str, unit_ns: u64) -> Result<u64, Bad> {
+pub(crate) fn int_time(field: &'static str, s: &str, unit_ns: u64) -> Result<u64, Bad> {
     parse_time_u64(field, s)?
         .checked_mul(unit_ns)
         .ok_or_else(|| bad(field, format!("time too large: {}", show(s))))
@@ -175,7 +168,7 @@ pub(crate) fn parse_seconds(field: &'static str, s: &str) -> Result<u64, Bad> {
     }
 }
 
-fn byte_len(field: &'static str, n: u64, unit: u64) -> Result<u32, Bad> {
+pub(crate) fn byte_len(field: &'static str, n: u64, unit: u64) -> Result<u32, Bad> {
     if n == 0 {
         return Err(bad(field, "zero length"));
     }
@@ -184,13 +177,15 @@ fn byte_len(field: &'static str, n: u64, unit: u64) -> Result<u32, Bad> {
         .ok_or_else(|| bad(field, format!("length too large ({n} × {unit} B > 4 GiB)")))
 }
 
-fn sector_offset(field: &'static str, n: u64) -> Result<u64, Bad> {
+pub(crate) fn sector_offset(field: &'static str, n: u64) -> Result<u64, Bad> {
     n.checked_mul(SECTOR_SIZE)
         .ok_or_else(|| bad(field, format!("offset too large ({n} sectors)")))
 }
 
 /// Collects up to `N` fields, counting all of them.
-fn fields<'a, const N: usize>(it: impl Iterator<Item = &'a str>) -> ([&'a str; N], usize) {
+pub(crate) fn fields<'a, const N: usize>(
+    it: impl Iterator<Item = &'a str>,
+) -> ([&'a str; N], usize) {
     let mut out = [""; N];
     let mut n = 0;
     for f in it {
@@ -202,316 +197,13 @@ fn fields<'a, const N: usize>(it: impl Iterator<Item = &'a str>) -> ([&'a str; N
     (out, n)
 }
 
-fn parse_devspec(s: &str) -> Option<(u64, u64)> {
+pub(crate) fn parse_devspec(s: &str) -> Option<(u64, u64)> {
     let (a, b) = s.split_once(',')?;
     let digits = |x: &str| !x.is_empty() && x.bytes().all(|c| c.is_ascii_digit());
     if !digits(a) || !digits(b) {
         return None;
     }
     Some((a.parse().ok()?, b.parse().ok()?))
-}
-
-pub(crate) fn parse_line(format: Format, line: &str, ctx: &Ctx, st: &mut ParseState) -> Outcome {
-    match format {
-        Format::Blkparse => blkparse(line, ctx),
-        Format::Msr => msr(line, ctx),
-        Format::Spc => spc(line, ctx),
-        Format::Mqsim => mqsim(line, ctx),
-        Format::FioIolog => fio_iolog(line, ctx, st),
-    }
-}
-
-/// `maj,min cpu seq sec.nsec pid action RWBS sector + nblocks [process]`.
-/// Lines not starting with `maj,min` (summary blocks, banners) are not
-/// events and are skipped; so are events other than the chosen action and
-/// events without data (no `sector + n`, zero blocks, RWBS without R/W/D).
-fn blkparse(line: &str, ctx: &Ctx) -> Outcome {
-    let (f, n) = fields::<11>(line.split_ascii_whitespace());
-    let Some(dev) = parse_devspec(f[0]) else {
-        return Ok(None);
-    };
-    if n < 7 {
-        return Err(bad(
-            "fields",
-            format!("expected `maj,min cpu seq time pid action RWBS …`, got {n} fields"),
-        ));
-    }
-    if f[5] != ctx.opts.blkparse_action.code() {
-        return Ok(None);
-    }
-    let time = parse_seconds("time", f[3])?;
-    let rwbs = f[6];
-    // The letters blktrace writes (kernel/trace/blktrace.c, blk_fill_rwbs):
-    // F flush/FUA, W R D E N operation, A readahead, S sync, M metadata.
-    if rwbs.is_empty() || !rwbs.bytes().all(|b| b"FWRDENASM".contains(&b)) {
-        return Err(bad(
-            "rwbs",
-            format!(
-                "not an RWBS flag string (letters F W R D E N A S M): {}",
-                show(rwbs)
-            ),
-        ));
-    }
-    let op = if rwbs.contains(['D', 'E']) {
-        TraceOp::Trim
-    } else if rwbs.contains('W') {
-        TraceOp::Write
-    } else if rwbs.contains('R') {
-        TraceOp::Read
-    } else {
-        return Ok(None); // flush / no-data request
-    };
-    if n < 8 || f[7].starts_with('[') || f[7].starts_with('(') {
-        return Ok(None); // no sector: e.g. a pure flush
-    }
-    if n < 10 || f[8] != "+" {
-        return Err(bad("fields", "expected `sector + nblocks` after RWBS"));
-    }
-    let sector = parse_u64("sector", f[7])?;
-    let nblocks = parse_u64("nblocks", f[9])?;
-    if nblocks == 0 {
-        return Ok(None);
-    }
-    let offset = sector_offset("sector", sector)?;
-    let len = byte_len("nblocks", nblocks, SECTOR_SIZE)?;
-    if let DeviceFilter::Pair(a, b) = ctx.filter {
-        if (*a, *b) != dev {
-            return Ok(None);
-        }
-    }
-    Ok(Some(Parsed {
-        time: RawTime::Rel(time),
-        op,
-        offset,
-        len,
-        // op_is_sync: reads, and writes flagged sync, FUA or preflush.
-        sync: op == TraceOp::Read || rwbs.contains(['S', 'F']),
-    }))
-}
-
-/// `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`.
-fn msr(line: &str, ctx: &Ctx) -> Outcome {
-    let (f, n) = fields::<7>(line.split(',').map(str::trim));
-    if n != 7 {
-        if f[0].eq_ignore_ascii_case("timestamp") {
-            return Ok(None);
-        }
-        return Err(bad(
-            "fields",
-            format!("expected 7 comma-separated fields (Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime), got {n}"),
-        ));
-    }
-    if f[0].eq_ignore_ascii_case("timestamp") {
-        return Ok(None); // header
-    }
-    let ticks = parse_time_u64("Timestamp", f[0])?;
-    let disk = parse_u64("DiskNumber", f[2])?;
-    let op = if f[3].eq_ignore_ascii_case("read") {
-        TraceOp::Read
-    } else if f[3].eq_ignore_ascii_case("write") {
-        TraceOp::Write
-    } else {
-        return Err(bad(
-            "Type",
-            format!("expected Read or Write, got {}", show(f[3])),
-        ));
-    };
-    let offset = parse_u64("Offset", f[4])?;
-    let len = byte_len("Size", parse_u64("Size", f[5])?, 1)?;
-    parse_u64("ResponseTime", f[6])?;
-    if !ctx.filter.num(disk) {
-        return Ok(None);
-    }
-    Ok(Some(Parsed {
-        time: RawTime::Filetime(ticks),
-        op,
-        offset,
-        len,
-        // The format has no flag: as direct I/O, every request is sync.
-        sync: true,
-    }))
-}
-
-/// `ASU,LBA,Size,Opcode,Timestamp[,…]`.
-fn spc(line: &str, ctx: &Ctx) -> Outcome {
-    let (f, n) = fields::<5>(line.split(',').map(str::trim));
-    if f[0].eq_ignore_ascii_case("asu") {
-        return Ok(None); // header
-    }
-    if n < 5 {
-        return Err(bad(
-            "fields",
-            format!("expected at least 5 comma-separated fields (ASU,LBA,Size,Opcode,Timestamp), got {n}"),
-        ));
-    }
-    let asu = parse_u64("ASU", f[0])?;
-    let lba = parse_u64("LBA", f[1])?;
-    let len = byte_len("Size", parse_u64("Size", f[2])?, 1)?;
-    let op = match f[3] {
-        "r" | "R" => TraceOp::Read,
-        "w" | "W" => TraceOp::Write,
-        other => {
-            return Err(bad(
-                "Opcode",
-                format!("expected r or w, got {}", show(other)),
-            ))
-        }
-    };
-    let time = parse_seconds("Timestamp", f[4])?;
-    let offset = sector_offset("LBA", lba)?;
-    if !ctx.filter.num(asu) {
-        return Ok(None);
-    }
-    Ok(Some(Parsed {
-        time: RawTime::Rel(time),
-        op,
-        offset,
-        len,
-        // The format has no flag: as direct I/O, every request is sync.
-        sync: true,
-    }))
-}
-
-/// `arrival_time device start_LBA size type` (type 0 = write, 1 = read).
-fn mqsim(line: &str, ctx: &Ctx) -> Outcome {
-    let (f, n) = fields::<5>(line.split_ascii_whitespace());
-    if n != 5 {
-        return Err(bad(
-            "fields",
-            format!("expected 5 fields (arrival_time device start_LBA size type), got {n}"),
-        ));
-    }
-    let time = int_time("arrival_time", f[0], ctx.opts.mqsim_time_unit.ns())?;
-    let dev = parse_u64("device", f[1])?;
-    let lba = parse_u64("start_LBA", f[2])?;
-    let len = byte_len("size", parse_u64("size", f[3])?, SECTOR_SIZE)?;
-    let op = match f[4] {
-        "0" => TraceOp::Write,
-        "1" => TraceOp::Read,
-        other => {
-            return Err(bad(
-                "type",
-                format!("expected 0 (write) or 1 (read), got {}", show(other)),
-            ))
-        }
-    };
-    let offset = sector_offset("start_LBA", lba)?;
-    if !ctx.filter.num(dev) {
-        return Ok(None);
-    }
-    Ok(Some(Parsed {
-        time: RawTime::Rel(time),
-        op,
-        offset,
-        len,
-        // The format has no flag: as direct I/O, every request is sync.
-        sync: true,
-    }))
-}
-
-/// fio iolog v2 (`file action [offset length]`) and v3 (`ts file action
-/// [offset length]`), after a `fio version N iolog` header.
-fn fio_iolog(line: &str, ctx: &Ctx, st: &mut ParseState) -> Outcome {
-    if let Some(rest) = line.strip_prefix("fio version ") {
-        st.fio_version = match rest.trim() {
-            "2 iolog" => Some(2),
-            "3 iolog" => Some(3),
-            _ => {
-                return Err(bad(
-                    "header",
-                    format!("unsupported iolog version {}", show(line)),
-                ))
-            }
-        };
-        return Ok(None);
-    }
-    let (f, n) = fields::<6>(line.split_ascii_whitespace());
-    let version = match st.fio_version {
-        Some(v) => v,
-        None => {
-            if !st.fio_header_missing_reported {
-                st.fio_header_missing_reported = true;
-                return Err(bad(
-                    "header",
-                    "missing `fio version 2 iolog` / `fio version 3 iolog` header",
-                ));
-            }
-            // Headerless: guess per line (v3 lines have an odd field count).
-            if n == 3 || n == 5 {
-                3
-            } else {
-                2
-            }
-        }
-    };
-    let base = if version == 3 { 1 } else { 0 };
-    if n < base + 2 {
-        return Err(bad(
-            "fields",
-            if version == 3 {
-                format!("expected `timestamp filename action [offset length]`, got {n} fields")
-            } else {
-                format!("expected `filename action [offset length]`, got {n} fields")
-            },
-        ));
-    }
-    let time = if version == 3 {
-        int_time("timestamp", f[0], ctx.opts.fio_v3_time_unit.ns())?
-    } else {
-        0
-    };
-    let fname = f[base];
-    let action = f[base + 1];
-    let op = if action.eq_ignore_ascii_case("read") {
-        TraceOp::Read
-    } else if action.eq_ignore_ascii_case("write") {
-        TraceOp::Write
-    } else if action.eq_ignore_ascii_case("trim") {
-        TraceOp::Trim
-    } else if [
-        "add",
-        "open",
-        "close",
-        "unlink",
-        "wait",
-        "sync",
-        "datasync",
-        "sync_file_range",
-    ]
-    .iter()
-    .any(|a| action.eq_ignore_ascii_case(a))
-    {
-        return Ok(None);
-    } else {
-        return Err(bad(
-            "action",
-            format!("unknown iolog action {}", show(action)),
-        ));
-    };
-    if n != base + 4 {
-        return Err(bad(
-            "fields",
-            format!(
-                "expected `{action} offset length` with {} fields, got {n}",
-                base + 4
-            ),
-        ));
-    }
-    let offset = parse_u64("offset", f[base + 2])?;
-    let len = byte_len("length", parse_u64("length", f[base + 3])?, 1)?;
-    if let DeviceFilter::Name(want) = ctx.filter {
-        if want != fname {
-            return Ok(None);
-        }
-    }
-    Ok(Some(Parsed {
-        time: RawTime::Rel(time),
-        op,
-        offset,
-        len,
-        // The format has no flag: as direct I/O, every request is sync.
-        sync: true,
-    }))
 }
 
 #[cfg(test)]

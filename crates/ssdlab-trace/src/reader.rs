@@ -4,7 +4,7 @@ use std::path::Path;
 
 use crate::error::TraceError;
 use crate::lines::LineReader;
-use crate::parse::{self, Bad, Ctx, DeviceFilter, ParseState, RawTime};
+use crate::parse::{Bad, Ctx, DeviceFilter, ParseState, RawTime};
 use crate::types::{Format, ReadOptions, TraceRecord};
 
 /// Size of the `BufReader` used by [`open`].
@@ -142,7 +142,7 @@ impl LineParser {
             opts: &self.options,
             filter,
         };
-        let Some(p) = parse::parse_line(self.format, text, &ctx, &mut self.state)? else {
+        let Some(p) = (self.format.spec().parse)(text, &ctx, &mut self.state)? else {
             self.ignored += 1;
             return Ok(None);
         };

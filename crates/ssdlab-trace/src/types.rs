@@ -42,72 +42,31 @@ pub struct TraceRecord {
     pub line: u64,
 }
 
-/// Supported trace formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Format {
-    /// blkparse default text output.
-    Blkparse,
-    /// MSR Cambridge CSV as distributed by SNIA.
-    Msr,
-    /// UMass / SPC CSV.
-    Spc,
-    /// MQSim / DiskSim ASCII.
-    Mqsim,
-    /// fio iolog version 2 or 3.
-    FioIolog,
-}
+pub use crate::formats::Format;
 
 impl Format {
-    /// Names accepted by `FromStr`, in the order of [`Format::ALL`].
-    pub const NAMES: &'static [&'static str] = &["blkparse", "msr", "spc", "mqsim", "fio-iolog"];
-    /// Every format.
-    pub const ALL: [Format; 5] = [
-        Format::Blkparse,
-        Format::Msr,
-        Format::Spc,
-        Format::Mqsim,
-        Format::FioIolog,
-    ];
-
     pub fn name(self) -> &'static str {
-        match self {
-            Format::Blkparse => "blkparse",
-            Format::Msr => "msr",
-            Format::Spc => "spc",
-            Format::Mqsim => "mqsim",
-            Format::FioIolog => "fio-iolog",
-        }
+        self.spec().name
     }
 
     /// Whether the format can express [`TraceOp::Trim`].
     pub fn supports_trim(self) -> bool {
-        matches!(self, Format::Blkparse | Format::FioIolog)
+        self.spec().supports_trim
     }
 
     /// Time resolution in ns of what [`crate::write_record`] writes.
     pub fn time_resolution_ns(self) -> u64 {
-        match self {
-            Format::Blkparse | Format::Spc | Format::Mqsim => 1,
-            Format::Msr => 100,
-            Format::FioIolog => 1_000_000,
-        }
+        self.spec().time_resolution_ns
     }
 
     /// Unit (bytes) of the offset field.
     pub fn offset_unit(self) -> u64 {
-        match self {
-            Format::Blkparse | Format::Spc | Format::Mqsim => SECTOR_SIZE,
-            Format::Msr | Format::FioIolog => 1,
-        }
+        self.spec().offset_unit
     }
 
     /// Unit (bytes) of the length field.
     pub fn len_unit(self) -> u64 {
-        match self {
-            Format::Blkparse | Format::Mqsim => SECTOR_SIZE,
-            Format::Msr | Format::Spc | Format::FioIolog => 1,
-        }
+        self.spec().len_unit
     }
 
     /// The record that reading back `write_record(rec)` yields (with default
@@ -129,7 +88,7 @@ impl Format {
             op: rec.op,
             offset,
             len: u32::try_from(span).unwrap_or(u32::MAX),
-            sync: self != Format::Blkparse || rec.sync || rec.op == TraceOp::Read,
+            sync: !self.spec().has_sync_flag || rec.sync || rec.op == TraceOp::Read,
             line: rec.line,
         }
     }

@@ -196,58 +196,120 @@ fn streams() -> impl Strategy<Value = Vec<Stream>> {
     })
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
-
-    #[test]
-    fn exact_test_accepts_what_density_accepts(s in streams(), b in 0u64..2_000_000) {
-        if density_test(&s, b) {
-            prop_assert_eq!(edf_np_test(&s, b), Ok(()));
-        }
+/// Runs `property` on `cases` draws of `strategy`. The property returns
+/// whether its premise held; the run fails below `floor` such cases, so a
+/// premise that stops holding cannot let the property pass unchecked.
+fn check_counted<S: Strategy>(
+    name: &str,
+    cases: u32,
+    floor: u32,
+    strategy: S,
+    property: impl Fn(S::Value) -> Result<bool, TestCaseError>,
+) {
+    use proptest::test_runner::{Config, TestRunner};
+    let held = std::cell::Cell::new(0u32);
+    let mut runner = TestRunner::new(Config::with_cases(cases));
+    let result = runner.run(&strategy, |v| {
+        let premise = property(v)?;
+        held.set(held.get() + u32::from(premise));
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{name}: {e}");
     }
+    eprintln!("{name}: premise held in {} of {cases} cases", held.get());
+    assert!(
+        held.get() >= floor,
+        "{name}: premise held in {} of {cases} cases, floor {floor}",
+        held.get()
+    );
+}
 
-    #[test]
-    fn busy_period_covers_every_job(s in streams(), b in 0u64..2_000_000) {
-        if let Some(bp) = busy_period(&s, b) {
+fn generated_set() -> impl Strategy<Value = (usize, f64, f64, u64)> {
+    (2usize..7, 0.2f64..3.0, 0.3f64..0.95, 0u64..1000)
+}
+
+#[test]
+fn exact_test_accepts_what_density_accepts() {
+    check_counted(
+        "density",
+        200,
+        120,
+        (streams(), 0u64..2_000_000),
+        |(s, b)| {
+            if !density_test(&s, b) {
+                return Ok(false);
+            }
+            prop_assert_eq!(edf_np_test(&s, b), Ok(()));
+            Ok(true)
+        },
+    );
+}
+
+#[test]
+fn busy_period_covers_every_job() {
+    check_counted(
+        "busy period",
+        200,
+        150,
+        (streams(), 0u64..2_000_000),
+        |(s, b)| {
+            let Some(bp) = busy_period(&s, b) else {
+                return Ok(false);
+            };
             for x in &s {
                 prop_assert!(bp >= x.cost_ns + b);
             }
-        }
-    }
+            Ok(true)
+        },
+    );
+}
 
-    #[test]
-    fn clustering_accepts_what_a_baseline_accepts(
-        n in 2usize..7, u in 0.2f64..3.0, rho in 0.3f64..0.95, seed in 0u64..1000
-    ) {
-        let mut params = GenParams::new(Platform::default(), n, u);
-        params.space_utilisation = rho;
-        if let Some(ts) = generate(&params, seed) {
+#[test]
+fn clustering_accepts_what_a_baseline_accepts() {
+    check_counted(
+        "clustering",
+        400,
+        30,
+        generated_set(),
+        |(n, u, rho, seed)| {
+            let mut params = GenParams::new(Platform::default(), n, u);
+            params.space_utilisation = rho;
+            let Some(ts) = generate(&params, seed) else {
+                return Ok(false);
+            };
             let ok = |name| accepts(&ts, ApproachChoice::parse(name).unwrap());
-            if ok("global") || ok("full-isolation") {
-                prop_assert!(ok("clustering"));
+            if !(ok("global") || ok("full-isolation")) {
+                return Ok(false);
             }
-        }
-    }
+            prop_assert!(ok("clustering"));
+            Ok(true)
+        },
+    );
+}
 
-    /// Spreading the leftover chips never changes a verdict, uses every
-    /// chip of an accepted set, and keeps every cluster schedulable.
-    #[test]
-    fn spreading_keeps_the_verdict_and_every_cluster_passing(
-        n in 2usize..7, u in 0.2f64..2.0, rho in 0.3f64..0.9, seed in 0u64..1000
-    ) {
+/// Spreading the leftover chips never changes a verdict, uses every
+/// chip of an accepted set, and keeps every cluster schedulable.
+#[test]
+fn spreading_keeps_the_verdict_and_every_cluster_passing() {
+    let sets = (2usize..7, 0.2f64..2.0, 0.3f64..0.9, 0u64..1000);
+    check_counted("spreading", 200, 30, sets, |(n, u, rho, seed)| {
         let mut params = GenParams::new(Platform::default(), n, u);
         params.space_utilisation = rho;
-        if let Some(mut ts) = generate(&params, seed) {
-            let kept = run(&ts, "clustering");
-            ts.analysis.leftover_chips = LeftoverChips::Spread;
-            let spread = run(&ts, "clustering");
-            prop_assert_eq!(kept.schedulable, spread.schedulable);
-            if spread.schedulable && spread.note.is_none() {
-                let chips: usize = spread.clusters.iter().map(|k| k.chips.len()).sum();
-                prop_assert_eq!(chips, ts.platform.chips as usize);
-                prop_assert!(spread.clusters.iter().all(|k| !k.nrt_only));
-                prop_assert!(spread.clusters.iter().all(|k| k.schedulable));
-            }
+        let Some(mut ts) = generate(&params, seed) else {
+            return Ok(false);
+        };
+        let kept = run(&ts, "clustering");
+        ts.analysis.leftover_chips = LeftoverChips::Spread;
+        let spread = run(&ts, "clustering");
+        prop_assert_eq!(kept.schedulable, spread.schedulable);
+        if !(spread.schedulable && spread.note.is_none()) {
+            return Ok(false);
         }
-    }
+        let chips: usize = spread.clusters.iter().map(|k| k.chips.len()).sum();
+        prop_assert_eq!(chips, ts.platform.chips as usize);
+        prop_assert!(spread.clusters.iter().all(|k| !k.nrt_only));
+        prop_assert!(spread.clusters.iter().all(|k| k.schedulable));
+        Ok(true)
+    });
 }
