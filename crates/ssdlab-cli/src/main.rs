@@ -14,6 +14,7 @@ mod reproduce;
 mod rtflash;
 mod run_cmd;
 mod schedulers_cmd;
+mod target_run;
 mod trace_cmd;
 mod tune_cmd;
 mod validate_cmd;

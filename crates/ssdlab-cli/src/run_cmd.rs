@@ -21,6 +21,8 @@ pub struct Args {
     /// Run with the device's invariant and data-integrity checker (slow).
     #[arg(long)]
     check: bool,
+    #[command(flatten)]
+    target: crate::target_run::TargetArgs,
 }
 
 /// What `run` and `replay` share: the device, host and scheduler, and where
@@ -29,17 +31,17 @@ pub struct Args {
 pub struct SimArgs {
     /// Device preset name or TOML file.
     #[arg(long, default_value = "consumer-tlc-250g")]
-    device: String,
+    pub(crate) device: String,
     /// I/O scheduler spec, e.g. `none`, `k2:max_inflight=8`, `mq-deadline:read_expire=100ms`.
     #[arg(long, default_value = "none")]
-    scheduler: String,
+    pub(crate) scheduler: String,
     /// GC scheme applied to the device: pbgc, bbgc or on-demand (default:
     /// the preset's own GC settings).
     #[arg(long)]
-    gc: Option<String>,
+    pub(crate) gc: Option<String>,
     /// Percent of the logical space holding data before the run (100 = full, GC at steady state).
     #[arg(long, default_value_t = 0.0)]
-    occupancy: f64,
+    pub(crate) occupancy: f64,
     /// How that data is laid down: auto (fill below 100%, steady at 100%),
     /// fill (sequential), steady (fill, then random overwrites until GC's
     /// free-pool threshold), rested (steady, then idle GC until each plane
@@ -50,22 +52,22 @@ pub struct SimArgs {
     /// 20 s for a 250 GB drive where aged:2 takes 2 minutes). The report
     /// names the one used.
     #[arg(long, default_value = "auto", value_parser = parse_precondition)]
-    precondition: PreconditionMode,
+    pub(crate) precondition: PreconditionMode,
     #[arg(long, default_value_t = 1)]
-    seed: u64,
+    pub(crate) seed: u64,
     /// Host block-layer settings (TOML with the keys of docs/model.md, "Host
     /// path"), or `k2-study`: the K2 study's host (examples/k2/host.toml).
     #[arg(long)]
-    host: Option<PathBuf>,
+    pub(crate) host: Option<PathBuf>,
     /// normal (fio-like text) or json (fio-compatible).
     #[arg(long, value_enum, default_value_t = OutputFormat::Normal)]
-    output_format: OutputFormat,
+    pub(crate) output_format: OutputFormat,
     /// Write the report here instead of stdout.
     #[arg(long)]
-    output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
     /// Write per-second bandwidth and IOPS per job and direction as CSV.
     #[arg(long)]
-    timeseries: Option<PathBuf>,
+    pub(crate) timeseries: Option<PathBuf>,
 }
 
 impl SimArgs {
@@ -124,6 +126,9 @@ pub fn run(a: Args) -> Result<(), InputError> {
     let jobfile = ssdlab_fio::parse_file_with(&a.jobfile, &ssdlab_fio::process_env, &opts)
         .map_err(InputError::from)?;
     let outputs = a.sim.outputs()?;
+    if a.target.target.is_some() {
+        return crate::target_run::run(&a.target, &a.sim, &jobfile, outputs);
+    }
     let prepared = fio_run::prepare(&jobfile, &setup)?;
     execute_and_report(prepared, &jobfile, &setup, outputs)
 }
@@ -148,14 +153,24 @@ pub fn execute_and_report(
     let result = prepared.execute(Some(&mut tick))?;
     bar.finish();
     let rep = report::build(&result, jobfile, setup);
+    let timeseries = report::timeseries_csv(&result.jobs, &result.stats);
+    write_report(&rep, &timeseries, out)
+}
+
+/// Writes a report (fio text or JSON, stdout or a file) and its time
+/// series. Both are written before either is committed: a failed write
+/// leaves neither file changed.
+pub fn write_report(
+    rep: &ssdlab_metrics::Report,
+    timeseries: &str,
+    out: Outputs,
+) -> Result<(), InputError> {
     let text = match out.format {
         OutputFormat::Json => rep.to_fio_json_string(),
         OutputFormat::Normal => rep.to_normal_text(),
     };
-    // Both written before either is committed: a failed write leaves
-    // neither file changed.
     if let Some(ts) = &out.timeseries {
-        ts.write_uncommitted(&report::timeseries_csv(&result))?;
+        ts.write_uncommitted(timeseries)?;
     }
     match &out.output {
         Some(o) => o.write_uncommitted(&text)?,

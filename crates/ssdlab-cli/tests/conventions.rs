@@ -2,7 +2,7 @@
 //! the device models do not import the host side, embedded files stay inside
 //! their crate, docs/architecture.md names every crate and folder, no source
 //! file under `crates/*/src` exceeds 600 lines, and `unsafe` is allowed in
-//! one place only.
+//! two places only.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -63,10 +63,12 @@ fn source_files_stay_within_600_lines() {
     );
 }
 
-/// The workspace denies `unsafe` code; the one allowed use is the
-/// forward map's prefetch hint (page_map.rs), which never dereferences.
+/// The workspace denies `unsafe` code; the two allowed uses are the
+/// forward map's prefetch hint (page_map.rs), which never dereferences, and
+/// the io_uring ring of the real drive (ring.rs), where the kernel writes
+/// into buffers the ring owns (its module comment says why that is sound).
 #[test]
-fn unsafe_code_is_allowed_only_for_the_page_map_prefetch() {
+fn unsafe_code_is_allowed_only_for_the_prefetch_and_the_ring() {
     let (crates, files) = source_files();
     let mut found = Vec::new();
     for file in &files {
@@ -78,10 +80,12 @@ fn unsafe_code_is_allowed_only_for_the_page_map_prefetch() {
             }
         }
     }
-    assert_eq!(found.len(), 1, "allow(unsafe_code) at: {found:?}");
+    found.sort();
+    assert_eq!(found.len(), 2, "allow(unsafe_code) at: {found:?}");
     assert!(
-        found[0].contains("ssd/ftl/page_map.rs"),
-        "allow(unsafe_code) outside the page map: {found:?}"
+        found[0].starts_with("ssdlab-drive/src/ring.rs")
+            && found[1].contains("ssd/ftl/page_map.rs"),
+        "allow(unsafe_code) outside the page map and the ring: {found:?}"
     );
 }
 
@@ -96,6 +100,7 @@ const FRONT_END_DEPS: &[&str] = &[
     "ssdlab-sim",
     "ssdlab-rtflash",
     "ssdlab-studies",
+    "ssdlab-drive",
 ];
 
 /// Each crate's allowed workspace dependencies (docs/architecture.md,
@@ -104,6 +109,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("ssdlab-protocol", &[]),
     ("ssdlab-fio", &[]),
     ("ssdlab-trace", &[]),
+    ("ssdlab-drive", &["ssdlab-protocol"]),
     ("ssdlab-metrics", &["ssdlab-protocol"]),
     ("ssdlab-sched", &["ssdlab-protocol", "ssdlab-fio"]),
     (

@@ -51,3 +51,30 @@ pub trait Device {
     /// speed only; it changes nothing simulated.
     fn expect_command(&self, _lpa: Lpn) {}
 }
+
+/// A device that runs in real time (a real drive). Its clock, not the
+/// kernel's event queue, says what time it is: the kernel reads
+/// [`LiveDevice::clock`], runs every event that is due, and otherwise waits
+/// on the device until its next event is due or a completion can be
+/// reaped. The rest of the contract holds as for any device: completions
+/// arise while the device handles a call, here the event `wait` returns.
+pub trait LiveDevice: Device {
+    /// Now on the device's clock: CLOCK_MONOTONIC, in ns since the device
+    /// was opened.
+    fn clock(&self) -> Ns;
+
+    /// Hands the commands submitted since the last call to the hardware and
+    /// blocks until a completion can be reaped (returning the event to hand
+    /// to [`Device::handle`]) or the clock reaches `until` (returning None).
+    /// With nothing outstanding it sleeps until `until`, or returns None at
+    /// once when `until` is None. An error is the device failing, not a
+    /// command.
+    fn wait(&mut self, until: Option<Ns>) -> Result<Option<Self::Event>, String>;
+
+    /// Commands submitted and not yet completed.
+    fn outstanding(&self) -> u32;
+
+    /// The first command that failed (an I/O error, a short transfer),
+    /// described with its offset; a run stops at it.
+    fn failure(&self) -> Option<&str>;
+}

@@ -48,6 +48,6 @@ mod dir;
 mod time;
 
 pub use command::{CommandError, IoCommand, IoCompletion, Lpn};
-pub use device::{Device, DeviceInfo};
+pub use device::{Device, DeviceInfo, LiveDevice};
 pub use dir::Dir;
 pub use time::{parse_duration_ns, Ns, Timers, MAX_TIME_NS};

@@ -9,7 +9,9 @@
 
 use crate::engine::EventQueue;
 use crate::host::{Bio, BioDone, BlockLayer, HostEvent};
-use ssdlab_protocol::{CommandError, Device, IoCommand, IoCompletion, Ns, Timers, MAX_TIME_NS};
+use ssdlab_protocol::{
+    CommandError, Device, IoCommand, IoCompletion, LiveDevice, Ns, Timers, MAX_TIME_NS,
+};
 
 /// A workload's own events: `source` is the workload's index for the issuer
 /// (an fio job, a trace, a real-time task).
@@ -315,5 +317,61 @@ impl<D: Device> Simulation<D> {
             }
             Event::Work(e) => w.on_event(e, &mut self.ctx(now)),
         }
+    }
+}
+
+/// How a live run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LiveEnd {
+    /// The workload finished.
+    Done,
+    /// `stop` asked the run to end (a signal): the workload is unfinished.
+    Stopped,
+    /// Nothing was left to happen although the workload was unfinished.
+    Stalled,
+}
+
+impl<D: LiveDevice> Simulation<D> {
+    /// Runs `w` in real time on a live device: every event runs once the
+    /// device's clock has reached it (at that clock's time, so latencies
+    /// are real), and between events the kernel waits on the device for a
+    /// completion or the next timer. Ends when the workload is done, when
+    /// `stop` returns true (checked between events), or with the device's
+    /// first failed command as the error.
+    pub fn run_live<W: Workload>(
+        &mut self,
+        w: &mut W,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<LiveEnd, String> {
+        let now = self.device.clock().max(self.queue.now());
+        w.start(&mut self.ctx(now));
+        while !w.is_done() {
+            if stop() {
+                return Ok(LiveEnd::Stopped);
+            }
+            let now = self.device.clock();
+            match self.queue.peek_time() {
+                Some(t) if t <= now => {
+                    let (_, ev) = self.queue.pop().expect("an event was peeked");
+                    self.events += 1;
+                    self.dispatch(ev, now, w);
+                }
+                next => match self.device.wait(next)? {
+                    Some(ev) => {
+                        let now = self.device.clock().max(self.queue.now());
+                        self.events += 1;
+                        self.dispatch(Event::Device(ev), now, w);
+                    }
+                    None if next.is_none() && self.device.outstanding() == 0 => {
+                        return Ok(LiveEnd::Stalled);
+                    }
+                    None => {}
+                },
+            }
+            if let Some(f) = self.device.failure() {
+                return Err(f.to_string());
+            }
+        }
+        Ok(LiveEnd::Done)
     }
 }

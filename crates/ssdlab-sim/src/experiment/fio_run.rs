@@ -2,7 +2,7 @@
 //! deterministic event loop, fio's statistics out.
 
 use crate::error::InputError;
-use crate::host::{BlockLayer, CpuPlan, HostConfig, HostCounters};
+use crate::host::{BlockLayer, CpuPlan, HostConfig, HostCosts, HostCounters};
 use crate::kernel::Simulation;
 use crate::ssd::config::SsdConfig;
 use crate::ssd::device::{DeviceCounters, SimSsd};
@@ -87,7 +87,8 @@ pub fn prepare_with_sources(
     // The jobs are checked against the device (sizes, regions) before the
     // preconditioning, which can take minutes, so that a bad job file fails
     // at once.
-    let mut jobs = build_jobs(jobfile, &block, setup, sources)?;
+    let bytes = block.device_bytes();
+    let mut jobs = build_jobs(jobfile, bytes, setup.seed, &setup.host.costs, sources)?;
     place_on_cpus(&mut jobs, &mut block);
     let recipe = setup.precondition.recipe(setup.occupancy);
     let pre = precondition(&mut dev, &recipe, setup.seed)?;
@@ -208,7 +209,7 @@ pub fn check_jobs(jobfile: &JobFile, device: &SsdConfig) -> Result<(), InputErro
 }
 
 /// A job's block size and region fit a device of `bytes` bytes.
-fn check_job_region(spec: &JobSpec, bytes: u64) -> Result<(), InputError> {
+pub(super) fn check_job_region(spec: &JobSpec, bytes: u64) -> Result<(), InputError> {
     let (_, len) = spec.region(bytes);
     if spec.min_bs() > bytes {
         return Err(job_option_error(
@@ -239,7 +240,7 @@ fn check_job_region(spec: &JobSpec, bytes: u64) -> Result<(), InputError> {
 }
 
 /// An error at the line of the job's option `key`, named `job 'NAME': key`.
-fn job_option_error(spec: &JobSpec, key: &str, message: String) -> InputError {
+pub(super) fn job_option_error(spec: &JobSpec, key: &str, message: String) -> InputError {
     let (file, line) = spec.line_of(key);
     InputError::At {
         file: file.to_string(),
@@ -260,13 +261,15 @@ fn place_on_cpus(jobs: &mut [FioJob], block: &mut BlockLayer) {
     block.use_cpus(&plan);
 }
 
-fn build_jobs(
+/// The jobs of a job file on a device of `bytes` bytes; job `i` takes its
+/// I/Os from `sources[i]` when it is Some.
+pub(super) fn build_jobs(
     jobfile: &JobFile,
-    block: &BlockLayer,
-    setup: &RunSetup,
+    bytes: u64,
+    seed: u64,
+    costs: &HostCosts,
     mut sources: Vec<Option<Box<dyn IoSource>>>,
 ) -> Result<Vec<FioJob>, InputError> {
-    let bytes = block.device_bytes();
     sources.resize_with(jobfile.jobs.len(), || None);
     jobfile
         .jobs
@@ -275,24 +278,22 @@ fn build_jobs(
         .enumerate()
         .map(|(i, (spec, source))| {
             if let Some(source) = source {
-                let seed = setup.seed ^ (i as u64 + 1);
+                let seed = seed ^ (i as u64 + 1);
                 return Ok(FioJob::with_source(
                     i as u32,
                     spec.clone(),
                     source,
                     None,
                     seed,
-                    &setup.host.costs,
+                    costs,
                 ));
             }
             check_job_region(spec, bytes)?;
-            FioJob::new(i as u32, spec.clone(), bytes, setup.seed, &setup.host.costs).map_err(|m| {
-                InputError::At {
-                    file: spec.file.clone(),
-                    line: spec.line,
-                    field: format!("job '{}'", spec.name),
-                    message: m,
-                }
+            FioJob::new(i as u32, spec.clone(), bytes, seed, costs).map_err(|m| InputError::At {
+                file: spec.file.clone(),
+                line: spec.line,
+                field: format!("job '{}'", spec.name),
+                message: m,
             })
         })
         .collect()

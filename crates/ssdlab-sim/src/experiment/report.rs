@@ -2,6 +2,8 @@
 //! section: what only a simulator can see.
 
 use super::fio_run::{RunResult, RunSetup};
+use crate::workload::fio_job::FioJob;
+use crate::workload::job_stats::JobStats;
 use serde_json::json;
 use ssdlab_fio::JobFile;
 use ssdlab_metrics::{merge_jobs, timeseries_csv as csv, JobReport, Report};
@@ -17,28 +19,49 @@ pub fn build(result: &RunResult, jobfile: &JobFile, setup: &RunSetup) -> Report 
         timestamp_ms: now,
         time: String::new(),
         global_options: jobfile.global_options.clone(),
-        jobs: grouped_jobs(result),
+        jobs: grouped_jobs(&result.jobs, &result.stats),
         extras: extras(result, setup),
+    }
+}
+
+/// The fio-compatible report of a live run (`run --target`): fio's jobs,
+/// and `extras` (the target, the engine's counters) in ssdlab's section.
+pub fn build_live(
+    jobs: &[FioJob],
+    stats: &[JobStats],
+    jobfile: &JobFile,
+    extras: serde_json::Value,
+) -> Report {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    Report {
+        version: format!("ssdlab-{} (fio-3.x compatible)", env!("CARGO_PKG_VERSION")),
+        timestamp: now / 1000,
+        timestamp_ms: now,
+        time: String::new(),
+        global_options: jobfile.global_options.clone(),
+        jobs: grouped_jobs(jobs, stats),
+        extras,
     }
 }
 
 /// One report per job, except jobs of a group with group_reporting, which
 /// are summed into one (named after the first).
-fn grouped_jobs(result: &RunResult) -> Vec<JobReport> {
+fn grouped_jobs(jobs: &[FioJob], stats: &[JobStats]) -> Vec<JobReport> {
     let mut out: Vec<JobReport> = Vec::new();
     let mut i = 0;
-    let jobs = &result.jobs;
     while i < jobs.len() {
         let spec = &jobs[i].spec;
         if !spec.group_reporting {
-            out.push(result.stats[i].report.clone());
+            out.push(stats[i].report.clone());
             i += 1;
             continue;
         }
         let g = spec.group_id;
         let members: Vec<JobReport> = (i..jobs.len())
             .take_while(|&k| jobs[k].spec.group_id == g && jobs[k].spec.group_reporting)
-            .map(|k| result.stats[k].report.clone())
+            .map(|k| stats[k].report.clone())
             .collect();
         i += members.len();
         out.push(merge_jobs(&members));
@@ -80,10 +103,10 @@ fn extras(result: &RunResult, setup: &RunSetup) -> serde_json::Value {
 }
 
 /// Per-second bandwidth and IOPS of every job and direction, as CSV.
-pub fn timeseries_csv(result: &RunResult) -> String {
+pub fn timeseries_csv(jobs: &[FioJob], stats: &[JobStats]) -> String {
     let dirs = ["read", "write", "trim"];
     let mut series = Vec::new();
-    for (job, st) in result.jobs.iter().zip(&result.stats) {
+    for (job, st) in jobs.iter().zip(stats) {
         for (k, s) in st.samplers.iter().enumerate() {
             let rows = s.per_second_series();
             if !rows.is_empty() {

@@ -79,6 +79,13 @@ impl FioWorkload {
         &self.jobs
     }
 
+    /// Ends every unfinished job at `now` (see `FioJob::stop`).
+    pub fn stop(&mut self, now: Ns) {
+        for job in &mut self.jobs {
+            job.stop(now);
+        }
+    }
+
     /// The jobs and their statistics, closed at each job's end.
     pub fn finish(mut self) -> (Vec<FioJob>, Vec<JobStats>) {
         for (job, st) in self.jobs.iter().zip(self.stats.iter_mut()) {

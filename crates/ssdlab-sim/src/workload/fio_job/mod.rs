@@ -558,6 +558,15 @@ impl FioJob {
         }
     }
 
+    /// Ends an unfinished job at `now` (a live run stopped by a signal): its
+    /// statistics close there, with what it measured so far.
+    pub fn stop(&mut self, now: Ns) {
+        if self.state != JobState::Done {
+            self.state = JobState::Done;
+            self.end_time = now.max(self.ramp_end_ns);
+        }
+    }
+
     /// Measured runtime: from the end of ramp to the job's end.
     pub fn runtime_ns(&self) -> Ns {
         self.end_time.saturating_sub(self.ramp_end_ns)
