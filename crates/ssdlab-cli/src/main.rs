@@ -18,6 +18,7 @@ mod target_run;
 mod trace_cmd;
 mod tune_cmd;
 mod validate_cmd;
+mod validate_fio;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -9,6 +9,31 @@ pub struct Args {
 
 #[derive(clap::Subcommand)]
 enum What {
+    /// `ssdlab run --target` against fio itself (ioengine=io_uring) on one
+    /// file or block device: random and sequential reads and writes at QD 1
+    /// and 32, run side by side, medians compared (±15 % marked).
+    Fio {
+        /// The file (created and laid out if missing) or block device.
+        #[arg(long)]
+        target: std::path::PathBuf,
+        /// Rounds per case; the table gives medians.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=99))]
+        rounds: u32,
+        /// Seconds per run.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=3600))]
+        runtime: u32,
+        /// The region the jobs use (fio's size=).
+        #[arg(long, default_value = "256m")]
+        size: String,
+        /// The writing cases may write to a block device (its data is lost).
+        #[arg(long)]
+        allow_destructive: bool,
+        /// The fio binary.
+        #[arg(long, default_value = "fio")]
+        fio: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Greedy GC write amplification under uniform random overwrites vs the
     /// Xiang–Kurkoski analytical model, at spare factors 7%, 14%, 28%.
     Waf {
@@ -42,6 +67,23 @@ enum What {
 
 pub fn run(a: Args) -> Result<(), InputError> {
     match a.what {
+        What::Fio {
+            target,
+            rounds,
+            runtime,
+            size,
+            allow_destructive,
+            fio,
+            json,
+        } => crate::validate_fio::run(&crate::validate_fio::Settings {
+            target,
+            rounds,
+            runtime_s: runtime,
+            size,
+            allow_destructive,
+            fio,
+            json,
+        }),
         What::Datasheet {
             preset,
             seed,

@@ -1,0 +1,248 @@
+//! `run --target`: real I/O on files and on loop devices this test makes
+//! (never any other block device). The loop-device tests need root and
+//! losetup; without them they say so and check nothing.
+
+mod support;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use support::ssdlab;
+
+/// A fresh directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ssdlab-target-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn job(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+fn json_of(stdout: &str) -> Value {
+    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+/// A loop device over a file, detached when dropped.
+struct LoopDevice {
+    path: String,
+}
+
+impl LoopDevice {
+    /// None (and a note on stderr) when this machine cannot make one.
+    fn new(backing: &Path, bytes: u64) -> Option<LoopDevice> {
+        let f = std::fs::File::create(backing).unwrap();
+        f.set_len(bytes).unwrap();
+        let out = Command::new("losetup")
+            .args(["-f", "--show", "--direct-io=on"])
+            .arg(backing)
+            .output()
+            .ok()?;
+        if !out.status.success() {
+            eprintln!(
+                "no loop device here ({}): the loop-device checks did not run",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+            return None;
+        }
+        let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        Some(LoopDevice { path })
+    }
+}
+
+impl Drop for LoopDevice {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").args(["-d", &self.path]).status();
+    }
+}
+
+const WRITE_JOB: &str = "[w]\nrw=randwrite\nbs=4k\ndirect=1\nsize=4m\nio_size=1m\niodepth=8\n";
+const READ_JOB: &str = "[r]\nrw=randread\nbs=4k\ndirect=1\nio_size=1m\niodepth=8\n";
+
+#[test]
+fn a_file_target_is_laid_out_to_the_jobs_size_and_never_grows() {
+    let dir = scratch("file");
+    let target = dir.join("t.img");
+    let t = target.to_str().unwrap();
+    let j = job(&dir, "w.fio", WRITE_JOB);
+    let (code, out, err) = ssdlab(&["run", &j, "--target", t, "--output-format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::metadata(&target).unwrap().len(), 4 << 20);
+    let rep = json_of(&out);
+    let engine = &rep["ssdlab"]["engine_counters"];
+    assert_eq!(engine["bytes_written"], 1 << 20, "{engine}");
+    assert_eq!(rep["ssdlab"]["laid_out_bytes"], 4 << 20);
+    assert_eq!(rep["jobs"][0]["write"]["total_ios"], 256);
+    // A second run with a smaller region writes inside the file, which
+    // keeps its size; one whose job takes the whole target uses it as is.
+    let small = job(&dir, "s.fio", &WRITE_JOB.replace("size=4m", "size=2m"));
+    let (code, _, err) = ssdlab(&["run", &small, "--target", t]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = ssdlab(&["run", &job(&dir, "r.fio", READ_JOB), "--target", t]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::metadata(&target).unwrap().len(), 4 << 20);
+}
+
+#[test]
+fn what_the_engine_cannot_do_is_refused_before_the_target_is_touched() {
+    let dir = scratch("refused");
+    let target = dir.join("t.img");
+    let t = target.to_str().unwrap();
+    for (text, key) in [
+        (WRITE_JOB.replace("direct=1", "direct=0"), "direct"),
+        (format!("{WRITE_JOB}fsync=4\n"), "fsync"),
+        (format!("{WRITE_JOB}cpus_allowed=0\n"), "cpus_allowed"),
+        (READ_JOB.to_string(), "size="),
+    ] {
+        let (code, _, err) = ssdlab(&["run", &job(&dir, "x.fio", &text), "--target", t]);
+        assert_eq!(code, 2, "{text}: {err}");
+        assert!(err.contains(key), "{key}: {err}");
+        assert!(!target.exists(), "{text}: the target was created");
+    }
+    let (code, _, err) = ssdlab(&[
+        "run",
+        &job(&dir, "w.fio", WRITE_JOB),
+        "--target",
+        t,
+        "--occupancy",
+        "50",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--occupancy"), "{err}");
+}
+
+#[test]
+fn k2_with_bound_one_holds_one_command_at_the_target() {
+    let dir = scratch("k2");
+    let target = dir.join("t.img");
+    let mut text =
+        String::from("[global]\nioengine=io_uring\ndirect=1\nsize=16m\nruntime=1\ntime_based=1\n");
+    for i in 0..3 {
+        text += &format!("[bg{i}]\nrw=randread\nbs=4k\niodepth=32\nprioclass=2\n");
+    }
+    text += "[rt]\nrw=randread\nbs=4k\niodepth=1\nprioclass=1\n";
+    let j = job(&dir, "k2.fio", &text);
+    let t = target.to_str().unwrap();
+    let run = |sched: &str| {
+        let (code, out, err) = ssdlab(&[
+            "run",
+            &j,
+            "--target",
+            t,
+            "--scheduler",
+            sched,
+            "--output-format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{sched}: {err}");
+        json_of(&out)
+    };
+    let k2 = run("k2:max_inflight=1");
+    assert_eq!(k2["ssdlab"]["engine_counters"]["max_outstanding"], 1);
+    assert_eq!(k2["ssdlab"]["host_counters"]["max_device_inflight"], 1);
+    let none = run("none");
+    let most = none["ssdlab"]["engine_counters"]["max_outstanding"]
+        .as_u64()
+        .unwrap();
+    assert!(most > 32, "none keeps the jobs' depth outstanding: {most}");
+    for rep in [&k2, &none] {
+        let rt = &rep["jobs"][3];
+        assert_eq!(rt["jobname"], "rt");
+        assert!(rt["read"]["total_ios"].as_u64().unwrap() > 0);
+    }
+}
+
+#[test]
+fn sigterm_stops_the_run_with_a_partial_report() {
+    let dir = scratch("sigterm");
+    let target = dir.join("t.img");
+    let text = "[r]\nrw=randread\nbs=4k\ndirect=1\nsize=4m\nruntime=60\ntime_based=1\n";
+    let j = job(&dir, "long.fio", text);
+    let out = dir.join("report.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["run", &j, "--target", target.to_str().unwrap()])
+        .args(["--output-format", "json", "--output", out.to_str().unwrap()])
+        .spawn()
+        .unwrap();
+    // Wait until the run is under way (the file is laid out first).
+    let t0 = std::time::Instant::now();
+    while !target.exists() && t0.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    let rep = json_of(&std::fs::read_to_string(&out).unwrap());
+    assert_eq!(rep["ssdlab"]["partial"], true);
+    let read = &rep["jobs"][0]["read"];
+    assert!(read["total_ios"].as_u64().unwrap() > 0, "{read}");
+    assert!(read["runtime"].as_u64().unwrap() < 60_000, "{read}");
+}
+
+#[test]
+fn a_block_device_is_written_only_when_allowed_and_unused() {
+    let dir = scratch("loop");
+    let Some(dev) = LoopDevice::new(&dir.join("backing.img"), 16 << 20) else {
+        return;
+    };
+    let w = job(&dir, "w.fio", WRITE_JOB);
+    let r = job(&dir, "r.fio", READ_JOB);
+    let d = dev.path.as_str();
+    // Reading needs no flag.
+    let (code, _, err) = ssdlab(&["run", &r, "--target", d]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = ssdlab(&["run", &w, "--target", d]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--allow-destructive"), "{err}");
+    let (code, out, err) = ssdlab(&[
+        "run",
+        &w,
+        "--target",
+        d,
+        "--allow-destructive",
+        "--output-format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let rep = json_of(&out);
+    assert_eq!(rep["ssdlab"]["target_kind"], "block device");
+    assert!(
+        rep["ssdlab"]["kernel_scheduler"].is_string(),
+        "{}",
+        rep["ssdlab"]
+    );
+    // A file-system signature makes it a device in use.
+    let status = Command::new("mkfs.ext4").args(["-q", "-F", d]).status();
+    if !status.is_ok_and(|s| s.success()) {
+        eprintln!("no mkfs.ext4 here: the signature check did not run");
+        return;
+    }
+    let (code, _, err) = ssdlab(&["run", &w, "--target", d, "--allow-destructive"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("ext2/3/4") && err.contains("--force"), "{err}");
+    // Mounted, it is refused for that too.
+    let mnt = dir.join("mnt");
+    std::fs::create_dir_all(&mnt).unwrap();
+    if Command::new("mount")
+        .arg(d)
+        .arg(&mnt)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        let (code, _, err) = ssdlab(&["run", &w, "--target", d, "--allow-destructive"]);
+        let _ = Command::new("umount").arg(&mnt).status();
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("mounted at"), "{err}");
+    } else {
+        eprintln!("mount failed here: the mounted-device check did not run");
+    }
+    let (code, _, err) = ssdlab(&["run", &w, "--target", d, "--allow-destructive", "--force"]);
+    assert_eq!(code, 0, "{err}");
+}
