@@ -19,7 +19,7 @@ pub struct Args {
     #[arg(long)]
     ignore_unknown: bool,
     /// Run with the device's invariant and data-integrity checker (slow).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "target")]
     check: bool,
     #[command(flatten)]
     target: crate::target_run::TargetArgs,

@@ -3,11 +3,14 @@
 
 use crate::run_cmd::{write_report, Outputs, SimArgs};
 use serde_json::json;
-use ssdlab_drive::{Drive, DriveOptions, TargetKind, TargetRequest};
+use ssdlab_drive::{Drive, DriveOptions, Target, TargetKind, TargetRequest};
 use ssdlab_fio::JobFile;
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::experiment::live_run::{self, LiveSetup};
 use ssdlab_sim::experiment::report;
+use ssdlab_sim::host::HostConfig;
+use ssdlab_sim::workload::fio_job::IoSource;
+use ssdlab_sim::workload::replay_setup::{open_replay_on, ReplayRequest};
 use ssdlab_studies::setup::load_host;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,7 +21,7 @@ pub struct TargetArgs {
     /// Run on this file or block device instead of a simulated SSD, in real
     /// time through io_uring (docs/real-drive.md). A file is created and
     /// laid out to the jobs' size.
-    #[arg(long, conflicts_with_all = ["device", "gc", "occupancy", "precondition", "check"])]
+    #[arg(long, conflicts_with_all = ["device", "gc", "occupancy", "precondition"])]
     pub target: Option<PathBuf>,
     /// Let jobs write to a block device target (its data is lost).
     #[arg(long, requires = "target")]
@@ -30,6 +33,54 @@ pub struct TargetArgs {
     /// Poll for completions (IORING_SETUP_IOPOLL; NVMe with poll queues).
     #[arg(long, requires = "target")]
     pub poll: bool,
+    /// Create (or extend) a file target to this size (k/m/g suffixes);
+    /// without it a file is laid out to the jobs' size= (a trace replay
+    /// needs it, or an existing file).
+    #[arg(long, requires = "target")]
+    pub target_size: Option<String>,
+}
+
+impl TargetArgs {
+    /// The request for the target; `bytes_needed` is the jobs' own need.
+    fn request(
+        &self,
+        bytes_needed: Option<u64>,
+        writes: bool,
+    ) -> Result<TargetRequest, InputError> {
+        let size = self
+            .target_size
+            .as_deref()
+            .map(|s| {
+                ssdlab_fio::parse_size(s)
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| {
+                        InputError::invalid("--target-size", format!("'{s}' is not a size"))
+                    })
+            })
+            .transpose()?;
+        let path = self.target.clone().expect("called with a target");
+        if size.is_none() && bytes_needed.is_none() && !path.exists() {
+            return Err(InputError::invalid(
+                "--target",
+                format!(
+                    "{} does not exist: give --target-size SIZE to create it (or each job a \
+                     size= in bytes, as fio needs)",
+                    path.display()
+                ),
+            ));
+        }
+        Ok(TargetRequest {
+            path,
+            bytes_needed: match (size, bytes_needed) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            },
+            writes,
+            allow_destructive: self.allow_destructive,
+            force: self.force,
+        })
+    }
 }
 
 /// Runs `jobfile` on the target and writes the report.
@@ -39,20 +90,60 @@ pub fn run(
     jobfile: &JobFile,
     outputs: Outputs,
 ) -> Result<(), InputError> {
-    let path = a.target.clone().expect("called with a target");
     // What the engine cannot do is refused before the target is touched.
     live_run::check_live_jobs(jobfile, 512)?;
     let host = load_host(sim.host.as_deref(), Default::default())?;
     host.validate()?;
-    let request = TargetRequest {
-        path,
-        bytes_needed: live_run::bytes_needed(jobfile),
-        writes: live_run::writes(jobfile),
-        allow_destructive: a.allow_destructive,
-        force: a.force,
-    };
-    let target = ssdlab_drive::target::open(&request)
-        .map_err(|e| InputError::invalid("--target", e.to_string()))?;
+    let request = a.request(live_run::bytes_needed(jobfile), live_run::writes(jobfile))?;
+    let target = open_target(&request)?;
+    execute(a, sim, host, target, jobfile, Vec::new(), outputs)
+}
+
+/// Replays a trace on the target: its offsets fold into the target, aligned
+/// to its logical block. A trace may write, so a block device needs
+/// `--allow-destructive`.
+pub fn replay(
+    a: &TargetArgs,
+    sim: &SimArgs,
+    request: &ReplayRequest,
+    outputs: Outputs,
+) -> Result<(), InputError> {
+    request.check()?;
+    let host = load_host(sim.host.as_deref(), Default::default())?;
+    host.validate()?;
+    // The trace is opened (and its format found) before the target is
+    // created, so that a bad trace leaves nothing behind.
+    open_replay_on(request, 1 << 30, 512)?;
+    let target = open_target(&a.request(None, true)?)?;
+    let align = u64::from(target.logical_block);
+    let opened = open_replay_on(request, target.bytes, align)?;
+    crate::replay_cmd::note_detected(request, &opened);
+    let feed: Box<dyn IoSource> = Box::new(opened.feed);
+    execute(
+        a,
+        sim,
+        host,
+        target,
+        &opened.jobfile,
+        vec![Some(feed)],
+        outputs,
+    )
+}
+
+fn open_target(request: &TargetRequest) -> Result<Target, InputError> {
+    ssdlab_drive::target::open(request).map_err(|e| InputError::invalid("--target", e.to_string()))
+}
+
+/// Runs the jobs on the open target and writes the report.
+fn execute(
+    a: &TargetArgs,
+    sim: &SimArgs,
+    host: HostConfig,
+    target: Target,
+    jobfile: &JobFile,
+    sources: Vec<Option<Box<dyn IoSource>>>,
+    outputs: Outputs,
+) -> Result<(), InputError> {
     live_run::check_live_jobs(jobfile, target.logical_block)?;
     let opts = DriveOptions {
         slots: live_run::slots_needed(jobfile, &host),
@@ -67,7 +158,8 @@ pub fn run(
         seed: sim.seed,
     };
     let stop = stop_flag()?;
-    let result = live_run::run_live(jobfile, &setup, drive, &|| stop.load(Ordering::Relaxed))?;
+    let stopped = || stop.load(Ordering::Relaxed);
+    let result = live_run::run_live(jobfile, &setup, drive, sources, &stopped)?;
     let extras = extras(&result, &setup);
     let rep = report::build_live(&result.jobs, &result.stats, jobfile, extras);
     let timeseries = report::timeseries_csv(&result.jobs, &result.stats);
@@ -105,6 +197,7 @@ fn extras(r: &live_run::LiveResult<Drive>, setup: &LiveSetup) -> serde_json::Val
         "partial": r.partial,
         "elapsed_s": (r.end_ns as f64) / 1e9,
         "events": r.events,
+        "replay": r.jobs.iter().find_map(|j| j.source_report()),
         "engine_counters": r.device.counters(),
         "host_counters": r.host,
         "scheduler_counters": r.scheduler_counters,

@@ -246,3 +246,41 @@ fn a_block_device_is_written_only_when_allowed_and_unused() {
     let (code, _, err) = ssdlab(&["run", &w, "--target", d, "--allow-destructive", "--force"]);
     assert_eq!(code, 0, "{err}");
 }
+
+#[test]
+fn a_trace_replays_on_a_file_target_folded_into_its_size() {
+    let dir = scratch("replay");
+    let target = dir.join("t.img");
+    let t = target.to_str().unwrap();
+    // MQSim: time device lba sectors type (0 write, 1 read); the last
+    // request lies beyond 1 MiB and folds into the target.
+    let trace = job(
+        &dir,
+        "t.mqsim",
+        "0 0 0 8 0\n1000 0 8 8 0\n2000 0 0 8 1\n3000 0 4096 16 0\n",
+    );
+    let (code, _, err) = ssdlab(&["replay", &trace, "--target", t]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--target-size"), "{err}");
+    let bad = job(&dir, "bad.mqsim", "0 0 0 8 7\n");
+    let (code, _, err) = ssdlab(&["replay", &bad, "--target", t, "--target-size", "1m"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(!target.exists(), "a bad trace left the target behind");
+    let (code, out, err) = ssdlab(&[
+        "replay",
+        &trace,
+        "--target",
+        t,
+        "--target-size",
+        "1m",
+        "--output-format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::metadata(&target).unwrap().len(), 1 << 20);
+    let rep = json_of(&out);
+    assert_eq!(rep["jobs"][0]["write"]["total_ios"], 3);
+    assert_eq!(rep["jobs"][0]["read"]["total_ios"], 1);
+    assert_eq!(rep["ssdlab"]["replay"]["counters"]["folded"], 1);
+    assert_eq!(rep["ssdlab"]["engine_counters"]["bytes_written"], 16384);
+}

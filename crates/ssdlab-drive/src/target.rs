@@ -132,19 +132,35 @@ fn open_direct(path: &Path, write: bool, exclusive: bool) -> Result<File, Target
     if exclusive {
         flags |= libc::O_EXCL;
     }
-    OpenOptions::new()
-        .read(true)
-        .write(write)
-        .custom_flags(flags)
-        .open(path)
-        .map_err(|e| {
-            let why = match e.raw_os_error() {
-                Some(libc::EINVAL) => format!("{e} (the file system may not support O_DIRECT)"),
-                Some(libc::EBUSY) => format!("{e} (another user holds the device)"),
-                _ => e.to_string(),
-            };
-            refuse(path, format!("cannot open with O_DIRECT: {why}"))
-        })
+    let open = || {
+        OpenOptions::new()
+            .read(true)
+            .write(write)
+            .custom_flags(flags)
+            .open(path)
+    };
+    // An io_uring instance lets go of its registered files after its
+    // process has exited, so a previous run's exclusive claim on a block
+    // device can outlive it by some milliseconds: retry a busy device for
+    // up to two seconds.
+    let mut result = open();
+    for _ in 0..40 {
+        match &result {
+            Err(e) if exclusive && e.raw_os_error() == Some(libc::EBUSY) => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                result = open();
+            }
+            _ => break,
+        }
+    }
+    result.map_err(|e| {
+        let why = match e.raw_os_error() {
+            Some(libc::EINVAL) => format!("{e} (the file system may not support O_DIRECT)"),
+            Some(libc::EBUSY) => format!("{e} (another user holds the device)"),
+            _ => e.to_string(),
+        };
+        refuse(path, format!("cannot open with O_DIRECT: {why}"))
+    })
 }
 
 /// A block device: read-only jobs may use any; jobs that write need

@@ -227,6 +227,7 @@ pub fn run_one(
         open_loop: true,
         loop_until_write_bytes: Some((opts.write_volume * logical as f64) as u64),
         device_bytes: logical,
+        align_bytes: 512,
     })
     .map_err(|e| InputError::invalid(trace.display().to_string(), e))?;
     let jobfile = replay_jobfile(

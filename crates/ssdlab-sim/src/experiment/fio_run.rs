@@ -209,7 +209,7 @@ pub fn check_jobs(jobfile: &JobFile, device: &SsdConfig) -> Result<(), InputErro
 }
 
 /// A job's block size and region fit a device of `bytes` bytes.
-pub(super) fn check_job_region(spec: &JobSpec, bytes: u64) -> Result<(), InputError> {
+fn check_job_region(spec: &JobSpec, bytes: u64) -> Result<(), InputError> {
     let (_, len) = spec.region(bytes);
     if spec.min_bs() > bytes {
         return Err(job_option_error(

@@ -7,12 +7,12 @@
 //! job's option: buffered I/O (the engine submits with O_DIRECT), fsync,
 //! fdatasync and O_SYNC writes, and CPU affinity.
 
-use super::fio_run::{build_jobs, check_job_region, job_option_error};
+use super::fio_run::{build_jobs, job_option_error};
 use crate::error::InputError;
 use crate::host::{BlockLayer, HostConfig, HostCosts, HostCounters};
 use crate::kernel::{LiveEnd, Simulation};
 use crate::workload::fio::FioWorkload;
-use crate::workload::fio_job::FioJob;
+use crate::workload::fio_job::{FioJob, IoSource};
 use crate::workload::job_stats::JobStats;
 use ssdlab_fio::{JobFile, JobSpec};
 use ssdlab_protocol::{LiveDevice, Ns};
@@ -168,11 +168,13 @@ pub fn writes(jobfile: &JobFile) -> bool {
         .any(|j| j.rw.has_write() || j.rw.has_trim())
 }
 
-/// Runs the jobs on `device` in real time until they end or `stop` says so.
+/// Runs the jobs on `device` in real time until they end or `stop` says so;
+/// job `i` takes its I/Os from `sources[i]` when it is Some (a trace).
 pub fn run_live<D: LiveDevice>(
     jobfile: &JobFile,
     setup: &LiveSetup,
     device: D,
+    sources: Vec<Option<Box<dyn IoSource>>>,
     stop: &dyn Fn() -> bool,
 ) -> Result<LiveResult<D>, InputError> {
     setup.host.validate()?;
@@ -184,10 +186,7 @@ pub fn run_live<D: LiveDevice>(
     };
     let block = BlockLayer::new(host.clone(), sched, &device.info());
     let bytes = block.device_bytes();
-    for spec in &jobfile.jobs {
-        check_job_region(spec, bytes)?;
-    }
-    let jobs = build_jobs(jobfile, bytes, setup.seed, &host.costs, Vec::new())?;
+    let jobs = build_jobs(jobfile, bytes, setup.seed, &host.costs, sources)?;
     let mut workload = FioWorkload::new(jobs);
     let mut sim = Simulation::new(device, Some(block), setup.seed);
     let end = sim

@@ -64,8 +64,17 @@ pub const MAX_LOOP_DRIVE_WRITES: u64 = 1_000;
 
 /// Checks the request, finds the format and opens the trace for `device`.
 pub fn open_replay(req: &ReplayRequest, device: &SsdConfig) -> Result<OpenedReplay, InputError> {
+    open_replay_on(req, device.layout().capacity_bytes(), 512)
+}
+
+/// As `open_replay`, for a device of `device_bytes` whose I/O must be
+/// aligned to `align_bytes` (a real target).
+pub fn open_replay_on(
+    req: &ReplayRequest,
+    device_bytes: u64,
+    align_bytes: u64,
+) -> Result<OpenedReplay, InputError> {
     req.check()?;
-    let device_bytes = device.layout().capacity_bytes();
     // Looping a trace is for driving GC to steady state: a few drive
     // writes. Beyond 1,000 the run would take days.
     if let Some(bytes) = req.loop_write {
@@ -96,6 +105,7 @@ pub fn open_replay(req: &ReplayRequest, device: &SsdConfig) -> Result<OpenedRepl
         open_loop: req.qd.is_none(),
         loop_until_write_bytes: req.loop_write,
         device_bytes,
+        align_bytes,
     })
     .map_err(|e| InputError::invalid(req.trace.display().to_string(), e))?;
     let name = req

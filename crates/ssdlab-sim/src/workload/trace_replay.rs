@@ -26,6 +26,9 @@ pub struct ReplayOptions {
     pub loop_until_write_bytes: Option<u64>,
     /// The device's logical bytes: offsets fold into it.
     pub device_bytes: u64,
+    /// Offsets are aligned down and lengths up to this (512 for a simulated
+    /// device; a real target's logical block, which O_DIRECT needs).
+    pub align_bytes: u64,
 }
 
 /// Counters of a replay, for the report.
@@ -135,13 +138,14 @@ impl TraceFeed {
             self.counters.folded += 1;
             offset %= dev;
         }
-        offset -= offset % 512;
+        let align = self.opts.align_bytes;
+        offset -= offset % align;
         let room = dev - offset;
-        let whole = (rec.len as u64).div_ceil(512).saturating_mul(512);
+        let whole = (rec.len as u64).div_ceil(align).saturating_mul(align);
         if whole > room {
             self.counters.clipped += 1;
         }
-        let len = whole.min(room).max(512) as u32;
+        let len = whole.min(room).max(align) as u32;
         // `as` saturates: a time too far out for the clock lands on
         // u64::MAX and is refused by the caller.
         let time = self
