@@ -200,6 +200,7 @@ fn replay(body: &[u8], format: Format, read: ReadOptions) {
         open_loop: true,
         loop_until_write_bytes: Some(8 << 10),
         device_bytes: dev,
+        align_bytes: 512,
     });
     if let Ok(mut feed) = feed {
         let mut n = 0;
