@@ -154,7 +154,20 @@ pub fn execute_and_report(
     bar.finish();
     let rep = report::build(&result, jobfile, setup);
     let timeseries = report::timeseries_csv(&result.jobs, &result.stats);
+    warn_if_series_capped(&result.stats, &out);
     write_report(&rep, &timeseries, out)
+}
+
+/// Says on stderr when the time series left seconds out (a run of days).
+pub fn warn_if_series_capped(stats: &[ssdlab_sim::workload::job_stats::JobStats], out: &Outputs) {
+    let left_out = report::seconds_left_out(stats);
+    if out.timeseries.is_some() && left_out > 0 {
+        eprintln!(
+            "ssdlab: the time series keeps the first {} seconds with I/O of each job and \
+             direction; {left_out} later seconds are left out of it (not of the report)",
+            ssdlab_metrics::MAX_KEPT_SECONDS
+        );
+    }
 }
 
 /// Writes a report (fio text or JSON, stdout or a file) and its time

@@ -163,6 +163,7 @@ fn execute(
     let extras = extras(&result, &setup);
     let rep = report::build_live(&result.jobs, &result.stats, jobfile, extras);
     let timeseries = report::timeseries_csv(&result.jobs, &result.stats);
+    crate::run_cmd::warn_if_series_capped(&result.stats, &outputs);
     write_report(&rep, &timeseries, outputs)
 }
 

@@ -41,6 +41,15 @@ impl IoStat {
         st
     }
 
+    /// `start` with `samples` added in order after it.
+    pub fn continued(start: IoStat, samples: &[u64]) -> Self {
+        let mut st = start;
+        for &v in samples {
+            st.add(v);
+        }
+        st
+    }
+
     /// fio's `add_stat_sample`.
     pub fn add(&mut self, data: u64) {
         let val = data as f64;

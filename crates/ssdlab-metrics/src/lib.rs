@@ -29,7 +29,10 @@ pub use hist::{
     LatDist, DEFAULT_PERCENTILES, FIO_IO_U_LIST_MAX_LEN, FIO_IO_U_PLAT_BITS,
     FIO_IO_U_PLAT_GROUP_NR, FIO_IO_U_PLAT_NR, FIO_IO_U_PLAT_VAL,
 };
-pub use sampler::{SampleSeries, SampleWindow, Sampler, FIO_DEFAULT_AVG_TIME_NS};
+pub use sampler::{
+    Folded, SampleSeries, SampleWindow, Sampler, FIO_DEFAULT_AVG_TIME_NS, MAX_KEPT_SECONDS,
+    MAX_KEPT_WINDOWS,
+};
 pub use stats::{
     merge_jobs, DirStats, GroupRunStats, IoDepthDist, IoPrio, IoStat, JobReport, PrioStats, Report,
 };

@@ -8,6 +8,7 @@
 //! window is not sampled (fio never samples it either); its bytes are
 //! reported in [`SampleSeries::tail_bytes`] so nothing is lost.
 
+use crate::IoStat;
 use serde::{Deserialize, Serialize};
 
 /// fio's default `bw_avg_time` / `iops_avg_time`: 500 ms.
@@ -15,15 +16,27 @@ pub const FIO_DEFAULT_AVG_TIME_NS: u64 = 500_000_000;
 
 const SECOND_NS: u64 = 1_000_000_000;
 
+/// The most windows with data kept one by one: past it the older half is
+/// folded into running statistics (a run of days at a low rate stays
+/// bounded; below it, nothing is folded and every figure is as before).
+pub const MAX_KEPT_WINDOWS: usize = 1 << 16;
+
+/// The most seconds with data kept for the time series (about three days of
+/// I/O every second): later seconds are counted in the figures but not in
+/// the series, and [`Sampler::seconds_dropped`] says how many.
+pub const MAX_KEPT_SECONDS: usize = 1 << 18;
+
 /// Accumulates completed I/Os per window and per second.
 ///
 /// Only windows and seconds that saw an I/O are stored, so memory grows
 /// with the work done, never with the simulated span (a job that thinks
-/// for a simulated year costs nothing here).
+/// for a simulated year costs nothing here), and at most
+/// [`MAX_KEPT_WINDOWS`] windows and [`MAX_KEPT_SECONDS`] seconds are kept
+/// however long the run.
 ///
 /// `Sampler { window_ns: 250_000_000, ..Default::default() }` works; the
 /// default is fio's 500 ms window starting at time 0.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sampler {
     /// Window length in ns (must be > 0).
     pub window_ns: u64,
@@ -33,6 +46,26 @@ pub struct Sampler {
     pub windows: Vec<(u64, u64, u64)>,
     /// `(second, bytes, ios)` for every second with data, by second.
     pub seconds: Vec<(u64, u64, u64)>,
+    /// Windows folded away (all full, all before `windows`): their samples
+    /// in order, and their totals.
+    #[serde(default)]
+    pub folded: Folded,
+    /// Seconds with data past [`MAX_KEPT_SECONDS`], left out of the series.
+    #[serde(default)]
+    pub seconds_dropped: u64,
+}
+
+/// The windows a long run has folded away.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Folded {
+    /// Windows folded; every one below this index is folded.
+    pub windows: u64,
+    pub below_index: u64,
+    pub bytes: u64,
+    pub ios: u64,
+    /// fio's samples of the folded windows, in order.
+    pub bw: IoStat,
+    pub iops: IoStat,
 }
 
 impl Default for Sampler {
@@ -50,7 +83,7 @@ pub struct SampleWindow {
 }
 
 /// The result of [`Sampler::finish`].
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SampleSeries {
     pub window_ns: u64,
     /// How many full windows the run spans (with data or not).
@@ -67,6 +100,10 @@ pub struct SampleSeries {
     /// the end): not sampled.
     pub tail_bytes: u64,
     pub tail_ios: u64,
+    /// The samples of windows folded away during a long run (they come
+    /// before `bw_kib_s` and `iops`).
+    pub folded_bw: IoStat,
+    pub folded_iops: IoStat,
 }
 
 impl Sampler {
@@ -86,6 +123,8 @@ impl Sampler {
             start_ns,
             windows: Vec::new(),
             seconds: Vec::new(),
+            folded: Folded::default(),
+            seconds_dropped: 0,
         }
     }
 
@@ -107,17 +146,48 @@ impl Sampler {
     pub fn add_ios(&mut self, now_ns: u64, bytes: u64, ios: u64) {
         assert!(self.window_ns > 0, "sample window must be positive");
         let rel = now_ns.saturating_sub(self.start_ns);
-        let window = index_of(&self.windows, rel, self.window_ns);
+        // A completion older than the folded windows (never seen in time
+        // order) counts in the oldest window kept.
+        let window = index_of(&self.windows, rel, self.window_ns).max(self.folded.below_index);
         bump(&mut self.windows, window, bytes, ios);
+        if self.windows.len() > MAX_KEPT_WINDOWS {
+            self.fold(MAX_KEPT_WINDOWS / 2);
+        }
         let second = index_of(&self.seconds, rel, SECOND_NS);
-        bump(&mut self.seconds, second, bytes, ios);
+        if self.seconds.len() < MAX_KEPT_SECONDS
+            || self.seconds.last().is_some_and(|l| l.0 >= second)
+        {
+            bump(&mut self.seconds, second, bytes, ios);
+        } else if self.seconds.last().is_some_and(|l| l.0 < second) {
+            self.seconds_dropped += 1;
+        }
+    }
+
+    /// Folds the oldest `n` windows into running statistics. Every window
+    /// but the newest is full, so each yields its fio sample here as
+    /// `finish` would.
+    fn fold(&mut self, n: usize) {
+        for (k, bytes, ios) in self.windows.drain(..n) {
+            let f = &mut self.folded;
+            f.windows += 1;
+            f.below_index = k + 1;
+            f.bytes += bytes;
+            f.ios += ios;
+            if bytes > 0 {
+                f.bw.add(bw_sample(bytes, self.window_ns));
+            }
+            if ios > 0 {
+                f.iops.add(iops_sample(ios, self.window_ns));
+            }
+        }
     }
 
     /// Total bytes and I/Os added.
     pub fn totals(&self) -> (u64, u64) {
-        self.windows
-            .iter()
-            .fold((0, 0), |(b, i), &(_, wb, wi)| (b + wb, i + wi))
+        self.windows.iter().fold(
+            (self.folded.bytes, self.folded.ios),
+            |(b, i), &(_, wb, wi)| (b + wb, i + wi),
+        )
     }
 
     /// The per-window series for a run ending at `end_ns`.
@@ -144,14 +214,14 @@ impl Sampler {
                 ios,
             });
             if bytes > 0 {
-                let bps = bytes as u128 * SECOND_NS as u128 / self.window_ns as u128;
-                s.bw_kib_s.push((bps / 1024) as u64);
+                s.bw_kib_s.push(bw_sample(bytes, self.window_ns));
             }
             if ios > 0 {
-                let iops = ios as u128 * SECOND_NS as u128 / self.window_ns as u128;
-                s.iops.push(iops as u64);
+                s.iops.push(iops_sample(ios, self.window_ns));
             }
         }
+        s.folded_bw = self.folded.bw;
+        s.folded_iops = self.folded.iops;
         s
     }
 
@@ -174,6 +244,16 @@ impl Sampler {
         }
         rows
     }
+}
+
+/// fio's bandwidth sample of a window: KiB/s, truncated.
+fn bw_sample(bytes: u64, window_ns: u64) -> u64 {
+    (bytes as u128 * SECOND_NS as u128 / window_ns as u128 / 1024) as u64
+}
+
+/// fio's IOPS sample of a window, truncated.
+fn iops_sample(ios: u64, window_ns: u64) -> u64 {
+    (ios as u128 * SECOND_NS as u128 / window_ns as u128) as u64
 }
 
 /// The window of length `len` holding `rel`: nearly always the last one

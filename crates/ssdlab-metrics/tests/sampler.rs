@@ -187,3 +187,52 @@ fn csv_layout() {
     assert_eq!(lines[3], "j2,write,0,1048576,256,1024,256");
     assert_eq!(lines.len(), 4);
 }
+
+/// A run longer than the windows kept: the older windows fold into running
+/// statistics, which come out exactly as if every sample had been kept.
+#[test]
+fn folded_windows_give_the_statistics_of_every_sample() {
+    let window = 1_000_000u64;
+    let n = 3 * MAX_KEPT_WINDOWS as u64 + 17;
+    let mut s = Sampler::new(window);
+    let (mut bw, mut iops) = (Vec::new(), Vec::new());
+    for k in 0..n {
+        // Every third window is empty; the others carry 1 to 3 I/Os.
+        if k % 3 == 2 {
+            continue;
+        }
+        let ios = 1 + k % 3;
+        for i in 0..ios {
+            s.add(k * window + i, 4096 * (1 + k % 7));
+        }
+        let bytes = ios * 4096 * (1 + k % 7);
+        bw.push(bytes * 1_000_000_000 / window / 1024);
+        iops.push(ios * 1_000_000_000 / window);
+    }
+    assert!(s.windows.len() <= MAX_KEPT_WINDOWS, "{}", s.windows.len());
+    assert!(s.folded.windows > 0);
+    let series = s.finish(n * window);
+    let mut d = DirStats::new();
+    d.fill_samples(&series);
+    assert_eq!(d.bw_stat(), IoStat::from_samples(&bw));
+    assert_eq!(d.iops_stat(), IoStat::from_samples(&iops));
+    let bytes: u64 = (0..n)
+        .filter(|k| k % 3 != 2)
+        .map(|k| (1 + k % 3) * 4096 * (1 + k % 7))
+        .sum();
+    assert_eq!(s.totals().0, bytes);
+}
+
+/// The per-second series keeps at most MAX_KEPT_SECONDS seconds, and says
+/// how many it left out.
+#[test]
+fn the_per_second_series_is_capped() {
+    let mut s = Sampler::fio_default();
+    let extra = 1000u64;
+    for sec in 0..MAX_KEPT_SECONDS as u64 + extra {
+        s.add(sec * 1_000_000_000, 4096);
+    }
+    assert_eq!(s.seconds.len(), MAX_KEPT_SECONDS);
+    assert_eq!(s.seconds_dropped, extra);
+    assert_eq!(s.totals().1, MAX_KEPT_SECONDS as u64 + extra);
+}

@@ -23,6 +23,7 @@ pub struct Cache {
 impl Cache {
     pub fn open(dir: &Path) -> std::io::Result<Cache> {
         std::fs::create_dir_all(dir)?;
+        remove_stale_temporaries(dir);
         Ok(Cache {
             dir: dir.to_path_buf(),
         })
@@ -82,6 +83,30 @@ impl Cache {
     }
 }
 
+/// Removes the temporaries (`NAME.tmp-PID`, written then renamed into
+/// place) that a killed run left in `dir`: those whose process is gone. A
+/// temporary of a run still going is kept. Returns how many were removed.
+pub fn remove_stale_temporaries(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some((_, pid)) = name.rsplit_once(".tmp-") else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<u32>() else {
+            continue;
+        };
+        let alive = Path::new("/proc").join(pid.to_string()).exists();
+        if !alive && std::fs::remove_file(e.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 fn fnv1a(bytes: &[u8], seed: u64) -> u64 {
     let mut h = seed;
     for &b in bytes {
@@ -94,6 +119,22 @@ fn fnv1a(bytes: &[u8], seed: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_killed_run_s_temporaries_are_removed_and_a_live_one_s_kept() {
+        let dir = std::env::temp_dir().join(format!("ssdlab-stale-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // No process has pid 2^22 + 1 (above Linux's pid_max).
+        let dead = dir.join(".mysql-abc.tmp-4194305");
+        let live = dir.join(format!(".mysql-abc.tmp-{}", std::process::id()));
+        let other = dir.join("mysql-abc.mqsim");
+        for p in [&dead, &live, &other] {
+            std::fs::write(p, "x").unwrap();
+        }
+        assert_eq!(remove_stale_temporaries(&dir), 1);
+        assert!(!dead.exists() && live.exists() && other.exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn keys_are_stable_and_distinct() {

@@ -119,6 +119,8 @@ pub fn write_profile_trace(
 ) -> Result<PathBuf, InputError> {
     let io = |e: std::io::Error| InputError::invalid(dir.display().to_string(), e.to_string());
     std::fs::create_dir_all(dir).map_err(io)?;
+    // A study killed while writing a trace left its temporary behind.
+    crate::cache::remove_stale_temporaries(dir);
     let p = profile;
     let avg_kb = p.read_pct / 100.0 * p.avg_read_kb + (1.0 - p.read_pct / 100.0) * p.avg_write_kb;
     let iops = opts.offered_mbs * 1e6 / (avg_kb * 1024.0);

@@ -32,6 +32,10 @@ pub struct DirStats {
     pub bw_samples: Vec<u64>,
     /// IOPS samples, one per sample window with I/Os.
     pub iops_samples: Vec<u64>,
+    /// The statistics of samples folded away before `bw_samples` (a long
+    /// run keeps a bounded number of samples).
+    pub bw_folded: IoStat,
+    pub iops_folded: IoStat,
     /// Set by [`merge_jobs`]: fio adds up bw statistics of group members
     /// (min+min, mean+mean, …); when present it replaces the statistics
     /// computed from `bw_samples`.
@@ -79,19 +83,21 @@ impl DirStats {
     /// Bandwidth sample statistics (KiB/s).
     pub fn bw_stat(&self) -> IoStat {
         self.bw_stat_override
-            .unwrap_or_else(|| IoStat::from_samples(&self.bw_samples))
+            .unwrap_or_else(|| IoStat::continued(self.bw_folded, &self.bw_samples))
     }
 
     /// IOPS sample statistics.
     pub fn iops_stat(&self) -> IoStat {
         self.iops_stat_override
-            .unwrap_or_else(|| IoStat::from_samples(&self.iops_samples))
+            .unwrap_or_else(|| IoStat::continued(self.iops_folded, &self.iops_samples))
     }
 
     /// Copy fio's bandwidth and IOPS samples out of a sampler result.
     pub fn fill_samples(&mut self, series: &SampleSeries) {
         self.bw_samples = series.bw_kib_s.clone();
         self.iops_samples = series.iops.clone();
+        self.bw_folded = series.folded_bw;
+        self.iops_folded = series.folded_iops;
     }
 
     /// Record one completed I/O (convenience): bytes, counters and the

@@ -116,3 +116,14 @@ pub fn timeseries_csv(jobs: &[FioJob], stats: &[JobStats]) -> String {
     }
     csv(&series)
 }
+
+/// Seconds with I/O that the time series left out: a run's per-second
+/// series keeps at most `ssdlab_metrics::MAX_KEPT_SECONDS` per job and
+/// direction.
+pub fn seconds_left_out(stats: &[JobStats]) -> u64 {
+    stats
+        .iter()
+        .flat_map(|s| s.samplers.iter())
+        .map(|s| s.seconds_dropped)
+        .sum()
+}
