@@ -3,7 +3,7 @@
 
 use crate::run_cmd::{write_report, Outputs, SimArgs};
 use serde_json::json;
-use ssdlab_drive::{Drive, DriveOptions, Target, TargetKind, TargetRequest};
+use ssdlab_drive::{Drive, DriveOptions, Target, TargetKind, TargetRequest, VerifySettings};
 use ssdlab_fio::JobFile;
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::experiment::live_run::{self, LiveSetup};
@@ -145,10 +145,17 @@ fn execute(
     outputs: Outputs,
 ) -> Result<(), InputError> {
     live_run::check_live_jobs(jobfile, target.logical_block)?;
+    let verify = live_run::verify_of(jobfile, target.logical_block)?;
+    let settings = verify.as_ref().map(|v| {
+        VerifySettings::new(&v.method, v.unit as u32, v.fatal).expect("a method fio's table knows")
+    });
     let opts = DriveOptions {
         slots: live_run::slots_needed(jobfile, &host),
-        max_command_bytes: host.max_request_bytes,
+        max_command_bytes: host
+            .max_request_bytes
+            .max(verify.as_ref().map_or(0, |v| v.unit as u32)),
         poll: a.poll,
+        verify: settings,
     };
     let drive = Drive::new(target, opts)
         .map_err(|e| InputError::invalid("--target", format!("io_uring set-up: {e}")))?;
@@ -159,12 +166,45 @@ fn execute(
     };
     let stop = stop_flag()?;
     let stopped = || stop.load(Ordering::Relaxed);
-    let result = live_run::run_live(jobfile, &setup, drive, sources, &stopped)?;
+    let mut result = live_run::run_live(jobfile, &setup, drive, sources, &stopped)?;
+    // fio's verify phase: once the jobs end, every unit written is read
+    // back (not after a stop: the report is partial).
+    if verify.as_ref().is_some_and(|v| v.read_back) && !result.partial {
+        if let Err(e) = result.device.read_back() {
+            result.failure = Some(e);
+        }
+    }
     let extras = extras(&result, &setup);
     let rep = report::build_live(&result.jobs, &result.stats, jobfile, extras);
     let timeseries = report::timeseries_csv(&result.jobs, &result.stats);
     crate::run_cmd::warn_if_series_capped(&result.stats, &outputs);
-    write_report(&rep, &timeseries, outputs)
+    write_report(&rep, &timeseries, outputs)?;
+    exit_if_failed(&result);
+    Ok(())
+}
+
+/// A failed command or data that failed verification is not a bad input
+/// but a bad drive (or path): the report is written, the failures are
+/// named with their offsets on stderr, and ssdlab exits with 1, as fio
+/// exits non-zero.
+fn exit_if_failed(r: &live_run::LiveResult<Drive>) {
+    let verify = r.device.verify_counters().filter(|v| v.failures > 0);
+    if r.failure.is_none() && verify.is_none() {
+        return;
+    }
+    if let Some(v) = verify {
+        for f in &v.first_failures {
+            eprintln!("ssdlab: verify: offset {}: {}", f.offset, f.what);
+        }
+        eprintln!(
+            "ssdlab: error: verify: {} of {} units checked failed",
+            v.failures, v.units_checked
+        );
+    }
+    if let Some(f) = &r.failure {
+        eprintln!("ssdlab: error: the run stopped: {f}");
+    }
+    std::process::exit(1);
 }
 
 /// A flag that SIGINT and SIGTERM raise: the run stops between events,
@@ -196,10 +236,12 @@ fn extras(r: &live_run::LiveResult<Drive>, setup: &LiveSetup) -> serde_json::Val
         "scheduler": setup.scheduler,
         "seed": setup.seed,
         "partial": r.partial,
+        "failure": r.failure,
         "elapsed_s": (r.end_ns as f64) / 1e9,
         "events": r.events,
         "replay": r.jobs.iter().find_map(|j| j.source_report()),
         "engine_counters": r.device.counters(),
+        "verify": r.device.verify_counters(),
         "host_counters": r.host,
         "scheduler_counters": r.scheduler_counters,
     })

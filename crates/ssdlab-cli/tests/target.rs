@@ -284,3 +284,40 @@ fn a_trace_replays_on_a_file_target_folded_into_its_size() {
     assert_eq!(rep["ssdlab"]["replay"]["counters"]["folded"], 1);
     assert_eq!(rep["ssdlab"]["engine_counters"]["bytes_written"], 16384);
 }
+
+#[test]
+fn verify_finds_a_block_corrupted_between_write_and_read_back() {
+    let dir = scratch("verify");
+    let target = dir.join("t.img");
+    let t = target.to_str().unwrap();
+    let job_of = |rw: &str| {
+        format!(
+            "[{rw}]\nrw={rw}\nbs=16k\ndirect=1\nsize=1m\nioengine=io_uring\niodepth=4\n\
+             verify=md5\n"
+        )
+    };
+    let (code, out, err) = ssdlab(&[
+        "run", &job(&dir, "w.fio", &job_of("write")), "--target", t, "--output-format", "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = &json_of(&out)["ssdlab"]["verify"];
+    assert_eq!(v["units_written"], 64, "{v}");
+    assert_eq!(v["units_checked"], 64, "the read-back checks every unit: {v}");
+    assert_eq!(v["failures"], 0, "{v}");
+    // One flipped byte in the 6th block.
+    let mut bytes = std::fs::read(&target).unwrap();
+    bytes[5 * 16384 + 4000] ^= 0x5a;
+    std::fs::write(&target, &bytes).unwrap();
+    let (code, out, err) = ssdlab(&[
+        "run", &job(&dir, "r.fio", &job_of("read")), "--target", t, "--output-format", "json",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("offset 81920") && err.contains("md5"), "{err}");
+    let v = &json_of(&out)["ssdlab"]["verify"];
+    assert_eq!(v["failures"], 1, "{v}");
+    assert_eq!(v["first_failures"][0]["offset"], 81920, "{v}");
+    // The simulated drive carries no data: verify is refused there.
+    let (code, _, err) = ssdlab(&["run", &job(&dir, "s.fio", &job_of("write"))]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("verify") && err.contains("--target"), "{err}");
+}

@@ -4,6 +4,7 @@
 
 use crate::ring::{Reaped, Ring};
 use crate::target::{Target, TargetKind};
+use crate::verify::{Verifier, VerifyCounters, VerifySettings};
 use serde::Serialize;
 use ssdlab_protocol::{
     CommandError, Device, DeviceInfo, Dir, IoCommand, IoCompletion, LiveDevice, Ns, Timers,
@@ -12,7 +13,7 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 /// How the engine drives the target.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct DriveOptions {
     /// Commands the engine may have at the target at once (each gets a
     /// registered buffer): at least the host path's outstanding limit.
@@ -21,6 +22,8 @@ pub struct DriveOptions {
     pub max_command_bytes: u32,
     /// Polled completions (IORING_SETUP_IOPOLL).
     pub poll: bool,
+    /// Stamp every write and check every read (fio's `verify=`).
+    pub verify: Option<VerifySettings>,
 }
 
 /// The engine's own event: completions are ready to be reaped.
@@ -57,6 +60,9 @@ pub struct Drive {
     counters: DriveCounters,
     failure: Option<String>,
     last_now: Ns,
+    verifier: Option<Verifier>,
+    /// For each slot holding a read: the generations its units may show.
+    expected: Vec<Vec<u32>>,
 }
 
 impl Drive {
@@ -84,6 +90,8 @@ impl Drive {
             counters: DriveCounters::default(),
             failure: None,
             last_now: 0,
+            verifier: opts.verify.map(Verifier::new),
+            expected: vec![Vec::new(); usize::from(opts.slots)],
             target,
         })
     }
@@ -109,15 +117,20 @@ impl Drive {
             self.waiting.push_back(cmd);
             return;
         };
-        let offset = u64::from(cmd.lpa.0) * u64::from(self.info.page_size);
+        let offset = offset_of(&cmd, self.info.page_size);
+        if let Some(v) = self.verifier.as_mut() {
+            let len = cmd.bytes as usize;
+            match cmd.op {
+                Dir::Write => v.stamp(&mut self.ring.slot_mut(slot)[..len], offset),
+                Dir::Read => self.expected[usize::from(slot)] = v.expected(offset, len),
+                Dir::Trim => {}
+            }
+        }
+        let user_data = u64::from(slot);
         match cmd.op {
-            Dir::Read => self
-                .ring
-                .push(false, slot, offset, cmd.bytes, u64::from(slot)),
-            Dir::Write => self
-                .ring
-                .push(true, slot, offset, cmd.bytes, u64::from(slot)),
-            Dir::Trim => self.ring.push_trim(offset, cmd.bytes, u64::from(slot)),
+            Dir::Read => self.ring.push(false, slot, offset, cmd.bytes, user_data),
+            Dir::Write => self.ring.push(true, slot, offset, cmd.bytes, user_data),
+            Dir::Trim => self.ring.push_trim(offset, cmd.bytes, user_data),
         }
         self.in_slot[usize::from(slot)] = Some(cmd);
         // Submitted at once, as fio's io_uring engine does with its default
@@ -130,6 +143,81 @@ impl Drive {
         self.counters.submitted += 1;
         let outstanding = self.ring.in_flight();
         self.counters.max_outstanding = self.counters.max_outstanding.max(outstanding);
+    }
+
+    /// Checks a completed read's units; a failure under `verify_fatal`
+    /// stops the run.
+    fn check_read(&mut self, slot: u16, offset: u64, bytes: u32) {
+        let Some(v) = self.verifier.as_mut() else {
+            return;
+        };
+        let expected = std::mem::take(&mut self.expected[usize::from(slot)]);
+        let buf = &self.ring.slot_mut(slot)[..bytes as usize];
+        if !v.check(buf, offset, &expected) && v.fatal() && self.failure.is_none() {
+            let f = v
+                .counters()
+                .first_failures
+                .last()
+                .expect("a failure was recorded");
+            self.failure = Some(format!("verify failed at offset {}: {}", f.offset, f.what));
+        }
+    }
+
+    /// What verification found, when the run verifies.
+    pub fn verify_counters(&self) -> Option<&VerifyCounters> {
+        self.verifier.as_ref().map(Verifier::counters)
+    }
+
+    /// fio's verify phase: reads back every unit written, in offset order,
+    /// with as many reads outstanding as there are slots, and checks each
+    /// against the generation last written. Nothing must be outstanding.
+    pub fn read_back(&mut self) -> Result<(), String> {
+        let Some(v) = self.verifier.as_ref() else {
+            return Ok(());
+        };
+        assert_eq!(
+            self.ring.in_flight(),
+            0,
+            "read-back with commands outstanding"
+        );
+        let unit = v.unit();
+        let mut todo = v.written().into_iter();
+        let mut busy: Vec<Option<(u64, u32)>> = vec![None; self.in_slot.len()];
+        let mut reaped = Vec::new();
+        loop {
+            while let Some(slot) = self.free_slots.pop() {
+                let Some((offset, generation)) = todo.next() else {
+                    self.free_slots.push(slot);
+                    break;
+                };
+                self.ring.push(false, slot, offset, unit, u64::from(slot));
+                busy[usize::from(slot)] = Some((offset, generation));
+            }
+            if self.ring.in_flight() == 0 {
+                return Ok(());
+            }
+            self.ring
+                .enter(1, None)
+                .map_err(|e| format!("io_uring_enter: {e}"))?;
+            self.ring.reap(&mut reaped);
+            for r in reaped.drain(..) {
+                let slot = r.user_data as u16;
+                let (offset, generation) = busy[usize::from(slot)].take().expect("a busy slot");
+                self.free_slots.push(slot);
+                if r.result != unit as i32 {
+                    return Err(format!(
+                        "read-back at offset {offset} failed: result {}",
+                        r.result
+                    ));
+                }
+                let v = self.verifier.as_mut().expect("verifying");
+                let buf = &self.ring.slot_mut(slot)[..unit as usize];
+                if !v.check(buf, offset, &[generation]) && v.fatal() {
+                    let f = v.counters().first_failures.last().expect("a failure");
+                    return Err(format!("verify failed at offset {}: {}", f.offset, f.what));
+                }
+            }
+        }
     }
 
     fn finish(&mut self, r: Reaped, now: Ns) {
@@ -151,6 +239,9 @@ impl Drive {
                 cmd.op, cmd.bytes
             ));
         }
+        if cmd.op == Dir::Read && r.result >= 0 && !short {
+            self.check_read(slot, offset_of(&cmd, self.info.page_size), cmd.bytes);
+        }
         let moved = u64::from(cmd.bytes);
         match cmd.op {
             Dir::Read => self.counters.bytes_read += moved,
@@ -163,6 +254,10 @@ impl Drive {
             time: now,
         });
     }
+}
+
+fn offset_of(cmd: &IoCommand, page_size: u32) -> u64 {
+    u64::from(cmd.lpa.0) * u64::from(page_size)
 }
 
 /// The protocol's page: the target's logical block, doubled until the

@@ -25,6 +25,8 @@ mod pattern;
 mod ring;
 mod safety;
 pub mod target;
+mod verify;
 
 pub use drive::{Drive, DriveCounters, DriveOptions, Reap};
 pub use target::{Target, TargetError, TargetKind, TargetRequest};
+pub use verify::{VerifyCounters, VerifyFailure, VerifySettings, HEADER_BYTES, METHODS};

@@ -97,6 +97,13 @@ impl Ring {
         self.in_flight
     }
 
+    /// The bytes of slot `slot` (to stamp before a write, or check after a
+    /// read has completed).
+    pub fn slot_mut(&mut self, slot: u16) -> &mut [u8] {
+        let at = self.start + usize::from(slot) * self.slot_bytes;
+        &mut self.memory[at..at + self.slot_bytes]
+    }
+
     /// Queues a read (`write` false) or write of `len` bytes at `offset`
     /// through slot `slot`; it goes to the kernel at the next `enter`.
     ///

@@ -54,6 +54,10 @@ pub(crate) fn assign(spec: &mut JobSpec, name: &str, value: Value) {
         ("fdatasync", V::Int(v)) => spec.fdatasync_every = clamp_u32(v),
         ("end_fsync", V::Bool(b)) => spec.end_fsync = b,
         ("sync", V::Choice(c)) => spec.sync_writes = !matches!(c, "none" | "0"),
+        ("verify", V::Choice(c)) => spec.verify = (c != "none").then(|| c.to_string()),
+        ("do_verify", V::Bool(b)) => spec.do_verify = b,
+        ("verify_fatal", V::Bool(b)) => spec.verify_fatal = b,
+        ("verify_interval", V::Size(n)) => spec.verify_interval = Some(n),
         ("rw", V::Rw(mode, n, add)) => {
             spec.rw = mode;
             spec.rw_sequencer_n = n.unwrap_or(1);

@@ -236,6 +236,16 @@ pub struct JobSpec {
     pub end_fsync: bool,
     /// Writes opened O_SYNC or O_DSYNC (`sync=1`, `sync=dsync`).
     pub sync_writes: bool,
+    /// fio's `verify=` method (`md5`, `crc32c`, ...; None: no verification).
+    pub verify: Option<String>,
+    /// Read back and verify what was written once the writes end
+    /// (`do_verify`, fio's default when `verify` is set).
+    pub do_verify: bool,
+    /// Stop at the first verification failure (`verify_fatal`).
+    pub verify_fatal: bool,
+    /// Bytes each verification header covers (`verify_interval`; default:
+    /// the job's smallest block).
+    pub verify_interval: Option<u64>,
 
     pub numjobs: u32,
     pub loops: u32,
@@ -359,6 +369,10 @@ impl JobSpec {
             fdatasync_every: 0,
             end_fsync: false,
             sync_writes: false,
+            verify: None,
+            do_verify: true,
+            verify_fatal: false,
+            verify_interval: None,
             numjobs: 1,
             loops: 1,
             number_ios: None,

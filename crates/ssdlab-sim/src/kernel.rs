@@ -329,6 +329,9 @@ pub enum LiveEnd {
     Stopped,
     /// Nothing was left to happen although the workload was unfinished.
     Stalled,
+    /// A command failed (an I/O error, a short transfer, data that failed
+    /// verification): `LiveDevice::failure` says which.
+    Failed,
 }
 
 impl<D: LiveDevice> Simulation<D> {
@@ -336,8 +339,8 @@ impl<D: LiveDevice> Simulation<D> {
     /// device's clock has reached it (at that clock's time, so latencies
     /// are real), and between events the kernel waits on the device for a
     /// completion or the next timer. Ends when the workload is done, when
-    /// `stop` returns true (checked between events), or with the device's
-    /// first failed command as the error.
+    /// `stop` returns true (checked between events), or at the device's
+    /// first failed command. An error is the device itself failing.
     pub fn run_live<W: Workload>(
         &mut self,
         w: &mut W,
@@ -368,8 +371,8 @@ impl<D: LiveDevice> Simulation<D> {
                     None => {}
                 },
             }
-            if let Some(f) = self.device.failure() {
-                return Err(f.to_string());
+            if self.device.failure().is_some() {
+                return Ok(LiveEnd::Failed);
             }
         }
         Ok(LiveEnd::Done)

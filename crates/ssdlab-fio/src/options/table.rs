@@ -483,8 +483,42 @@ pub(super) static OPTIONS: &[OptionDef] = &[
     opt("significant_figures", NO, IGN, "precision of normal output"),
     opt("fadvise_hint", NO, IGN, "posix_fadvise hint"),
     // Real fio options that would change the workload but are not modelled
-    opt("verify", NO, UNS, "data verification"),
-    opt("do_verify", NO, UNS, "data verification"),
+    // Data verification (on a real target; the simulated device carries
+    // no data)
+    opt(
+        "verify",
+        NO,
+        Kind::Choice(&[
+            "none",
+            "md5",
+            "crc32c",
+            "crc32c-intel",
+            "crc32",
+            "sha256",
+            "xxhash",
+            "meta",
+            "null",
+        ]),
+        "verify written data with this checksum (real targets)",
+    ),
+    opt(
+        "do_verify",
+        NO,
+        Kind::Bool,
+        "read back and verify once the writes end",
+    ),
+    opt(
+        "verify_fatal",
+        NO,
+        Kind::Bool,
+        "stop at the first verify failure",
+    ),
+    opt(
+        "verify_interval",
+        NO,
+        Kind::Size,
+        "bytes each verify header covers",
+    ),
     opt("zonemode", NO, UNS, "zoned I/O"),
     opt("zonesize", NO, UNS, "zoned I/O"),
     opt("zonerange", NO, UNS, "zoned I/O"),

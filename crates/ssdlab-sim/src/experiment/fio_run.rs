@@ -182,6 +182,11 @@ fn check_device(jobfile: &JobFile, device: &SsdConfig) -> Result<(), InputError>
     if jobfile.jobs.is_empty() {
         return Err(InputError::invalid("job file", "defines no job"));
     }
+    if let Some(spec) = jobfile.jobs.iter().find(|j| j.verify.is_some()) {
+        let msg = "verify= checks written data, which a simulated drive does not carry: \
+                   run the job on a real target (run --target)";
+        return Err(job_option_error(spec, "verify", msg.into()));
+    }
     if device.ftl.mapping == crate::ssd::config::Mapping::Hybrid {
         return Err(InputError::invalid(
             "ftl.mapping",

@@ -36,8 +36,10 @@ pub struct LiveResult<D> {
     /// The device's clock at the end.
     pub end_ns: Ns,
     pub events: u64,
-    /// Whether the run was stopped before its jobs ended (a signal).
+    /// Whether the run ended before its jobs did (a signal, a failure).
     pub partial: bool,
+    /// The command that failed and ended the run, if one did.
+    pub failure: Option<String>,
     pub device: D,
 }
 
@@ -91,6 +93,67 @@ fn check_live_job(spec: &JobSpec, logical_block: u32) -> Result<(), InputError> 
         return Err(job_option_error(spec, "bs", msg));
     }
     Ok(())
+}
+
+/// How a live run verifies data (fio's `verify=` family), the same for
+/// every job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveVerify {
+    /// fio's method name.
+    pub method: String,
+    /// Bytes each header covers.
+    pub unit: u64,
+    pub fatal: bool,
+    /// Read back every unit written once the jobs end (`do_verify` of a
+    /// job that writes).
+    pub read_back: bool,
+}
+
+/// The jobs' verification, checked: one setting for every job that names
+/// one (the engine stamps every write of the run), a unit no smaller than a
+/// header and a multiple of the target's logical block.
+pub fn verify_of(jobfile: &JobFile, logical_block: u32) -> Result<Option<LiveVerify>, InputError> {
+    let mut found: Option<(&JobSpec, LiveVerify)> = None;
+    for spec in &jobfile.jobs {
+        let Some(method) = &spec.verify else {
+            continue;
+        };
+        let unit = spec.verify_interval.unwrap_or_else(|| spec.min_bs());
+        let lb = u64::from(logical_block);
+        if unit < 512 || !unit.is_multiple_of(lb) || unit > u64::from(u32::MAX) {
+            let key = if spec.verify_interval.is_some() {
+                "verify_interval"
+            } else {
+                "bs"
+            };
+            let msg = format!(
+                "a verify unit of {unit} bytes: it must be at least 512 and a multiple of the \
+                 target's logical block ({lb} bytes)"
+            );
+            return Err(job_option_error(spec, key, msg));
+        }
+        let v = LiveVerify {
+            method: method.clone(),
+            unit,
+            fatal: spec.verify_fatal,
+            read_back: spec.do_verify && (spec.rw.has_write()),
+        };
+        match &mut found {
+            None => found = Some((spec, v)),
+            Some((first, f)) => {
+                if (f.method.as_str(), f.unit, f.fatal) != (v.method.as_str(), v.unit, v.fatal) {
+                    let msg = format!(
+                        "differs from job '{}': every job of a run on a target verifies the same \
+                         way (verify, verify_interval, verify_fatal)",
+                        first.name
+                    );
+                    return Err(job_option_error(spec, "verify", msg));
+                }
+                f.read_back |= v.read_back;
+            }
+        }
+    }
+    Ok(found.map(|(_, v)| v))
 }
 
 /// The bytes the jobs need of a target: the furthest end of a region given
@@ -199,9 +262,11 @@ pub fn run_live<D: LiveDevice>(
         ));
     }
     let end_ns = sim.device().clock();
-    if end == LiveEnd::Stopped {
+    let partial = matches!(end, LiveEnd::Stopped | LiveEnd::Failed);
+    if partial {
         workload.stop(end_ns);
     }
+    let failure = sim.device().failure().map(str::to_string);
     let events = sim.events();
     let (device, block) = sim.into_parts();
     let block = block.expect("a host path");
@@ -214,7 +279,8 @@ pub fn run_live<D: LiveDevice>(
         scheduler_counters: block.scheduler_counters(),
         end_ns,
         events,
-        partial: end == LiveEnd::Stopped,
+        partial,
+        failure,
         device,
     })
 }
