@@ -166,7 +166,9 @@ fn execute(
     };
     let stop = stop_flag()?;
     let stopped = || stop.load(Ordering::Relaxed);
+    let cpu_before = ProcessCpu::now();
     let mut result = live_run::run_live(jobfile, &setup, drive, sources, &stopped)?;
+    let cpu = ProcessCpu::now().since(&cpu_before);
     // fio's verify phase: once the jobs end, every unit written is read
     // back (not after a stop: the report is partial).
     if verify.as_ref().is_some_and(|v| v.read_back) && !result.partial {
@@ -174,8 +176,21 @@ fn execute(
             result.failure = Some(e);
         }
     }
-    let extras = extras(&result, &setup);
-    let rep = report::build_live(&result.jobs, &result.stats, jobfile, extras);
+    let mut extras = extras(&result, &setup);
+    let ios = result.device.counters().completed;
+    extras["cpu"] = json!({
+        "user_s": cpu.user_ns as f64 / 1e9,
+        "system_s": cpu.system_ns as f64 / 1e9,
+        "ns_per_io": (cpu.user_ns + cpu.system_ns).checked_div(ios),
+    });
+    let mut rep = report::build_live(&result.jobs, &result.stats, jobfile, extras);
+    // One thread submits for every job: with one job, its CPU is the job's,
+    // as fio reports a job's thread.
+    if let [job] = rep.jobs.as_mut_slice() {
+        let elapsed = result.end_ns.max(1) as f64;
+        job.usr_cpu = 100.0 * cpu.user_ns as f64 / elapsed;
+        job.sys_cpu = 100.0 * cpu.system_ns as f64 / elapsed;
+    }
     let timeseries = report::timeseries_csv(&result.jobs, &result.stats);
     crate::run_cmd::warn_if_series_capped(&result.stats, &outputs);
     write_report(&rep, &timeseries, outputs)?;
@@ -205,6 +220,39 @@ fn exit_if_failed(r: &live_run::LiveResult<Drive>) {
         eprintln!("ssdlab: error: the run stopped: {f}");
     }
     std::process::exit(1);
+}
+
+/// The CPU time this process has used (Linux's /proc/self/stat, in clock
+/// ticks of 1/100 s, the USER_HZ every Linux reports them in).
+struct ProcessCpu {
+    user_ns: u64,
+    system_ns: u64,
+}
+
+impl ProcessCpu {
+    fn now() -> ProcessCpu {
+        let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+        // Fields after the command name (which may hold spaces) in parentheses.
+        let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+        let field = |i: usize| -> u64 {
+            rest.split_whitespace()
+                .nth(i)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0)
+        };
+        // utime and stime are fields 14 and 15 of the line, 11 and 12 after ')'.
+        ProcessCpu {
+            user_ns: field(11) * 10_000_000,
+            system_ns: field(12) * 10_000_000,
+        }
+    }
+
+    fn since(&self, before: &ProcessCpu) -> ProcessCpu {
+        ProcessCpu {
+            user_ns: self.user_ns.saturating_sub(before.user_ns),
+            system_ns: self.system_ns.saturating_sub(before.system_ns),
+        }
+    }
 }
 
 /// A flag that SIGINT and SIGTERM raise: the run stops between events,

@@ -297,19 +297,32 @@ fn verify_finds_a_block_corrupted_between_write_and_read_back() {
         )
     };
     let (code, out, err) = ssdlab(&[
-        "run", &job(&dir, "w.fio", &job_of("write")), "--target", t, "--output-format", "json",
+        "run",
+        &job(&dir, "w.fio", &job_of("write")),
+        "--target",
+        t,
+        "--output-format",
+        "json",
     ]);
     assert_eq!(code, 0, "{err}");
     let v = &json_of(&out)["ssdlab"]["verify"];
     assert_eq!(v["units_written"], 64, "{v}");
-    assert_eq!(v["units_checked"], 64, "the read-back checks every unit: {v}");
+    assert_eq!(
+        v["units_checked"], 64,
+        "the read-back checks every unit: {v}"
+    );
     assert_eq!(v["failures"], 0, "{v}");
     // One flipped byte in the 6th block.
     let mut bytes = std::fs::read(&target).unwrap();
     bytes[5 * 16384 + 4000] ^= 0x5a;
     std::fs::write(&target, &bytes).unwrap();
     let (code, out, err) = ssdlab(&[
-        "run", &job(&dir, "r.fio", &job_of("read")), "--target", t, "--output-format", "json",
+        "run",
+        &job(&dir, "r.fio", &job_of("read")),
+        "--target",
+        t,
+        "--output-format",
+        "json",
     ]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("offset 81920") && err.contains("md5"), "{err}");
