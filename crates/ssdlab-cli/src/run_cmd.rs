@@ -2,6 +2,7 @@ use crate::choices::OutputFormat;
 use crate::output::Output;
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::experiment::fio_run::{self, RunSetup};
+use ssdlab_sim::experiment::live_run;
 use ssdlab_sim::experiment::report;
 use ssdlab_sim::ssd::precondition::PreconditionMode;
 use ssdlab_studies::setup::{load_device, load_host, occupancy_share};
@@ -21,6 +22,11 @@ pub struct Args {
     /// Run with the device's invariant and data-integrity checker (slow).
     #[arg(long, conflicts_with = "target")]
     check: bool,
+    /// Parse and check the job file, then exit without running it (as
+    /// `fio --parse-only`): exit 0 when ssdlab would run it, 2 with the
+    /// file, line and option when not.
+    #[arg(long)]
+    parse_only: bool,
     #[command(flatten)]
     target: crate::target_run::TargetArgs,
 }
@@ -125,6 +131,13 @@ pub fn run(a: Args) -> Result<(), InputError> {
     };
     let jobfile = ssdlab_fio::parse_file_with(&a.jobfile, &ssdlab_fio::process_env, &opts)
         .map_err(InputError::from)?;
+    note_ignored(&jobfile);
+    if a.parse_only {
+        return match a.target.target {
+            Some(_) => live_run::check_live_jobs(&jobfile, 512),
+            None => fio_run::check_jobs(&jobfile, &setup.device),
+        };
+    }
     let outputs = a.sim.outputs()?;
     if a.target.target.is_some() {
         return crate::target_run::run(&a.target, &a.sim, &jobfile, outputs);
@@ -240,5 +253,15 @@ impl Progress {
         if let Some(b) = self.bar.take() {
             b.finish_and_clear();
         }
+    }
+}
+
+/// Says on stderr which job-file options were accepted without effect.
+pub fn note_ignored(jobfile: &ssdlab_fio::JobFile) {
+    for o in &jobfile.ignored {
+        eprintln!(
+            "ssdlab: note: {}:{}: option '{}' ignored ({})",
+            o.file, o.line, o.option, o.reason
+        );
     }
 }

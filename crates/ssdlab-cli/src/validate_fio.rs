@@ -88,6 +88,16 @@ pub fn run(s: &Settings) -> Result<(), InputError> {
     check_fio(&s.fio)?;
     let dir = std::env::temp_dir().join(format!("ssdlab-validate-fio-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| InputError::invalid("temp dir", e.to_string()))?;
+    // The region is written once before any case, so that neither tool
+    // meets unallocated blocks (a sparse file behind a loop device, holes
+    // in a new file) that the other has already filled.
+    let fill = dir.join("fill.fio");
+    let fill_job = format!(
+        "[fill]\nrw=write\nbs=1m\ndirect=1\nsize={}\nioengine=io_uring\niodepth=8\n",
+        s.size
+    );
+    std::fs::write(&fill, fill_job).map_err(|e| InputError::invalid("temp dir", e.to_string()))?;
+    run_ssdlab(&fill, s)?;
     let mut rows = Vec::new();
     for case in &CASES {
         let job = dir.join(format!("{}.fio", case.name.replace(' ', "-")));

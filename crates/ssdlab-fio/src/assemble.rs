@@ -94,15 +94,24 @@ pub(crate) fn assemble(items: Vec<Item>, popts: &ParseOptions) -> Result<JobFile
                     ));
                 }
                 let def = match options::find(&key) {
+                    Some(d) if d.kind == Kind::Deprecated => {
+                        return Err(FioError::new(
+                            ErrorKind::UnknownOption,
+                            &loc.file,
+                            loc.line,
+                            Some(&key),
+                            "is deprecated, and fio refuses it too".to_string(),
+                        ));
+                    }
                     Some(d) if d.kind != Kind::Unsupported => d,
                     found => {
                         let (kind, reason) = if found.is_some() {
                             (
                                 ErrorKind::UnsupportedOption,
-                                "is a fio option that ssdlab does not support",
+                                "is a fio option that ssdlab does not model",
                             )
                         } else {
-                            (ErrorKind::UnknownOption, "is not a known fio option")
+                            (ErrorKind::UnknownOption, "is not a fio option")
                         };
                         if popts.ignore_unknown {
                             out.ignored.push(IgnoredOption {
@@ -132,6 +141,14 @@ pub(crate) fn assemble(items: Vec<Item>, popts: &ParseOptions) -> Result<JobFile
                 };
                 // Validate where it is written, so errors come in file order.
                 parse(&raw, 1024)?;
+                if def.kind == Kind::Ignored && options::is_fio_only(def) {
+                    out.ignored.push(IgnoredOption {
+                        file: raw.loc.file.clone(),
+                        line: raw.loc.line,
+                        option: raw.written.clone(),
+                        reason: def.help.to_string(),
+                    });
+                }
                 match &mut current {
                     Current::Global => {
                         job::upsert(

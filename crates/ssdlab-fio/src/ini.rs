@@ -78,6 +78,8 @@ impl<'a> Reader<'a> {
         base_dir: &Path,
         in_include: bool,
     ) -> Result<(), FioError> {
+        // fio reads a line as a C string: a NUL byte ends it.
+        let raw = raw.split('\0').next().unwrap_or("");
         let line = strip_comment(raw).trim();
         if line.is_empty() {
             return Ok(());
@@ -119,7 +121,26 @@ impl<'a> Reader<'a> {
             return self.include(&target, &loc, base_dir);
         }
         let (key, value) = match line.split_once('=') {
-            Some((k, v)) => (k.trim(), Some(expand_env(v.trim(), self.env))),
+            Some((k, v)) => {
+                // fio takes the value as written after `=`: `rw = randwrite`
+                // is refused by fio and `bs = 4k` read as 4 bytes, so a
+                // value that begins with a space is refused here.
+                if v.starts_with(char::is_whitespace) && !v.trim().is_empty() {
+                    return Err(err(
+                        ErrorKind::MalformedValue,
+                        &loc,
+                        Some(k.trim()),
+                        format!(
+                            "the value begins with a space, which fio reads as part of it \
+                             (it refuses 'rw = randwrite' and reads 'bs = 4k' as 4 bytes): \
+                             write {}={}",
+                            k.trim(),
+                            v.trim()
+                        ),
+                    ));
+                }
+                (k.trim(), Some(expand_env(v.trim(), self.env)))
+            }
             None => (line, None),
         };
         if key.is_empty() {
@@ -264,7 +285,7 @@ mod tests {
 
     #[test]
     fn comments_and_values() {
-        let it = items("; c\n# c\n[job]\n  bs = 4k ; trailing\nrw=read#x\ndirect\n").unwrap();
+        let it = items("; c\n# c\n[job]\n  bs=4k ; trailing\nrw=read#x\ndirect\n").unwrap();
         assert_eq!(it.len(), 4);
         match &it[1] {
             Item::Opt { key, value, loc } => {

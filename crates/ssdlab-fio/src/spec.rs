@@ -211,7 +211,7 @@ pub struct JobSpec {
     /// Random modes: I/Os per new random offset (`rw=randread:N`). Default 1.
     pub rw_sequencer_n: u64,
     /// Sequential modes: bytes skipped after each I/O (`rw=write:4k`). Default 0.
-    pub rw_seq_add: u64,
+    pub rw_seq_add: i64,
     /// Percent of a mixed workload that reads (0–100). Default 50.
     pub rwmixread: u8,
     /// Block size per direction in bytes. Default 4096.

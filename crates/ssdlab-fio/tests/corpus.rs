@@ -257,7 +257,7 @@ fn rw_suffix_and_mix() {
     let h = job(&jf, "holes");
     assert_eq!(
         (h.rw, h.rw_sequencer_n, h.rw_seq_add),
-        (RwMode::Write, 1, 4 * KIB)
+        (RwMode::Write, 1, 4 * KIB as i64)
     );
     assert_eq!(opt(h, "rw"), Some("write:4k"));
     let m = job(&jf, "mixed");
@@ -326,7 +326,7 @@ fn flags_and_aliases() {
         (f.iodepth_batch_submit, f.iodepth_batch_complete_min),
         (4, 2)
     );
-    assert_eq!(opt(f, "direct"), Some(""));
+    assert_eq!(opt(f, "direct"), Some("1"));
     assert_eq!(opt(f, "thread"), Some(""));
     // Defaults.
     assert_eq!(f.ioengine, IoEngine::Psync);
@@ -500,7 +500,7 @@ fn error_message_format() {
     let e = parse_str("[job]\nfrobnicate=1\n", "jobs.fio", &no_env).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "jobs.fio:2: option 'frobnicate': is not a known fio option"
+        "jobs.fio:2: option 'frobnicate': is not a fio option"
     );
 }
 

@@ -103,6 +103,15 @@ fn rw_seq_add_skips_bytes() {
 }
 
 #[test]
+fn a_negative_skip_goes_backwards() {
+    // fio's examples/backwards-read.fio: each read ends 8k before the next
+    // begins + 4k, so 4k blocks are read from the end of the region down.
+    let mut g = gen("rw=read:-8k\nbs=4k", (0, 16 * KIB), 1);
+    let offs: Vec<u64> = take(&mut g, 5).iter().map(|u| u.offset).collect();
+    assert_eq!(offs, vec![0, 12 * KIB, 8 * KIB, 4 * KIB, 0]);
+}
+
+#[test]
 fn mixed_sequential_keeps_a_position_per_direction() {
     let mut g = gen("rw=rw\nbs=4k", (0, MIB), 5);
     let mut next = [0u64; 2];
@@ -600,7 +609,7 @@ fn arb_spec() -> impl Strategy<Value = JobSpec> {
                 s.bssplit.write = split.into_iter().map(|(b, p)| (b * 512, p)).collect();
                 s.bsrange.read = range.map(|(lo, extra)| (lo * 512, (lo + extra) * 512));
                 s.rw_sequencer_n = n;
-                s.rw_seq_add = add * 512;
+                s.rw_seq_add = add as i64 * 512;
                 if ident {
                     s.rw_sequencer = RwSequencer::Identical;
                 }

@@ -23,7 +23,8 @@
 //!   rounded down to it. The region is cut into `N = len / align` slots.
 //! - **Sequential modes**: each direction keeps its own position (fio's
 //!   `last_pos[ddir]`): the first I/O starts at the region start, each next one
-//!   at the end of the previous plus `rw_seq_add` bytes, modulo the region
+//!   at the end of the previous plus `rw_seq_add` bytes (negative: backwards),
+//!   modulo the region
 //!   length, and at the region start when the I/O would not fit before the end.
 //! - **`rw=randread:N`**: every N-th I/O of the job draws a new random offset;
 //!   the I/Os in between continue sequentially from the end of the previous I/O
@@ -129,7 +130,7 @@ pub enum GeneratorError {
     /// A `bsrange` whose minimum is above its maximum.
     BadBlockRange { min: u64, max: u64 },
     /// `rw=write:N` with N not a multiple of 512.
-    BadSeqAdd(u64),
+    BadSeqAdd(i64),
     /// Zone access percentages (and for `zoned`, range percentages) not
     /// adding up to 100.
     ZonedPercentages { access: u64, range: Option<u64> },
@@ -200,7 +201,7 @@ pub struct IoGenerator {
     slots: u64,
     random: bool,
     seq_n: u64,
-    seq_add: u64,
+    seq_add: i64,
     identical: bool,
     dirs: DirChooser,
     sizes: [SizeChooser; 3],
@@ -259,7 +260,7 @@ impl IoGenerator {
                 block_size: align,
             });
         }
-        if !spec.rw_seq_add.is_multiple_of(SECTOR) {
+        if !spec.rw_seq_add.unsigned_abs().is_multiple_of(SECTOR) {
             return Err(GeneratorError::BadSeqAdd(spec.rw_seq_add));
         }
         let slots = len / align;
@@ -373,7 +374,7 @@ impl IoGenerator {
             None => 0,
             Some(end) => {
                 let p = end % self.len;
-                ((u128::from(p) + u128::from(self.seq_add)) % u128::from(self.len)) as u64
+                (i128::from(p) + i128::from(self.seq_add)).rem_euclid(i128::from(self.len)) as u64
             }
         };
         if pos + len > self.len {

@@ -6,8 +6,10 @@
 use crate::spec::{IoEngine, RandomDistribution, RwMode, SizeSpec};
 use crate::values::{self, malformed, VResult};
 
+mod fio_only;
 mod table;
 
+use fio_only::FIO_ONLY;
 use table::OPTIONS;
 
 /// How an option's value is written.
@@ -17,8 +19,10 @@ pub enum Kind {
     Str,
     /// Free text, the option may also be given alone (value "").
     OptStr,
-    /// 0/1; alone means 1.
+    /// 0/1, a value required (fio's BOOL).
     Bool,
+    /// A number, alone meaning 1 (fio's STR_SET: `time_based`, `stonewall`).
+    Flag,
     /// Integer within bounds.
     Int { min: i64, max: i64 },
     /// Size in bytes.
@@ -57,6 +61,8 @@ pub enum Kind {
     Ignored,
     /// A fio option ssdlab does not implement: rejected (never silently ignored).
     Unsupported,
+    /// A fio option fio itself refuses as deprecated.
+    Deprecated,
 }
 
 /// One entry of the option table.
@@ -72,7 +78,13 @@ pub struct OptionDef {
 pub fn find(name: &str) -> Option<&'static OptionDef> {
     OPTIONS
         .iter()
+        .chain(FIO_ONLY)
         .find(|o| o.name == name || o.aliases.contains(&name))
+}
+
+/// Whether `def` is one of fio's options outside ssdlab's own table.
+pub fn is_fio_only(def: &OptionDef) -> bool {
+    FIO_ONLY.iter().any(|o| std::ptr::eq(o, def))
 }
 
 /// The whole option table, for help output.
@@ -94,7 +106,7 @@ pub(crate) enum Value {
     PerDirRange([Option<(u64, u64)>; 3]),
     PerDirSplit([Option<Vec<(u64, u32)>>; 3]),
     Choice(&'static str),
-    Rw(RwMode, Option<u64>, Option<u64>),
+    Rw(RwMode, Option<u64>, Option<i64>),
     Engine(IoEngine),
     Dist(RandomDistribution, Option<f64>),
     Floats(Vec<f64>),
@@ -129,10 +141,11 @@ pub(crate) fn parse_value(kind: Kind, raw: Option<&str>, kb_base: u32) -> VResul
     Ok(match kind {
         Kind::Str => Value::Str(need(raw)?),
         Kind::OptStr => Value::Str(raw.unwrap_or("").trim().to_string()),
-        Kind::Bool => match raw {
+        // fio's booleans need a value: a bare `direct` is refused by fio.
+        Kind::Bool => Value::Bool(values::parse_bool(&need(raw)?)?),
+        Kind::Flag => match raw {
             None => Value::Bool(true),
-            Some(v) if v.trim().is_empty() => Value::Bool(true),
-            Some(v) => Value::Bool(values::parse_bool(v)?),
+            Some(v) => Value::Bool(values::parse_int_in(v, 0, i64::MAX)? != 0),
         },
         Kind::Int { min, max } => Value::Int(values::parse_int_in(&need(raw)?, min, max)?),
         Kind::Size => Value::Size(values::parse_size(&need(raw)?, kb_base)?),
@@ -192,7 +205,7 @@ pub(crate) fn parse_value(kind: Kind, raw: Option<&str>, kb_base: u32) -> VResul
         Kind::Percentiles { max } => Value::Floats(values::parse_percentiles(&need(raw)?, max)?),
         Kind::CpuMask => Value::Cpus(values::parse_cpu_mask(&need(raw)?)?),
         Kind::CpuList => Value::Cpus(values::parse_cpu_list(&need(raw)?)?),
-        Kind::Ignored | Kind::Unsupported => Value::Nothing,
+        Kind::Ignored | Kind::Unsupported | Kind::Deprecated => Value::Nothing,
     })
 }
 

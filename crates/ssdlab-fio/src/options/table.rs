@@ -63,7 +63,7 @@ pub(super) static OPTIONS: &[OptionDef] = &[
     opt(
         "time_based",
         NO,
-        Kind::Bool,
+        Kind::Flag,
         "run for the whole runtime, looping over the workload",
     ),
     opt(
@@ -105,7 +105,7 @@ pub(super) static OPTIONS: &[OptionDef] = &[
     ),
     opt(
         "offset",
-        NO,
+        &["fileoffset"],
         Kind::SizeOrPct,
         "start offset of the region (bytes or %)",
     ),
@@ -195,7 +195,7 @@ pub(super) static OPTIONS: &[OptionDef] = &[
     opt(
         "norandommap",
         NO,
-        Kind::Bool,
+        Kind::Flag,
         "do not track which blocks random I/O has touched",
     ),
     opt(
@@ -382,14 +382,14 @@ pub(super) static OPTIONS: &[OptionDef] = &[
     opt(
         "group_reporting",
         NO,
-        Kind::Bool,
+        Kind::Flag,
         "report a group's jobs together",
     ),
-    opt("new_group", NO, Kind::Bool, "start a new reporting group"),
+    opt("new_group", NO, Kind::Flag, "start a new reporting group"),
     opt(
         "stonewall",
         &["wait_for_previous"],
-        Kind::Bool,
+        Kind::Flag,
         "wait for earlier jobs, start a new group",
     ),
     opt(
@@ -435,7 +435,12 @@ pub(super) static OPTIONS: &[OptionDef] = &[
         "average log entries over this many ms",
     ),
     // Accepted, no effect on the simulation
-    opt("thread", NO, IGN, "use threads instead of processes"),
+    opt(
+        "thread",
+        NO,
+        Kind::Flag,
+        "use threads instead of processes (no effect here)",
+    ),
     opt(
         "invalidate",
         NO,
@@ -481,7 +486,12 @@ pub(super) static OPTIONS: &[OptionDef] = &[
     opt("scramble_buffers", NO, IGN, "scramble I/O buffers"),
     opt("unit_base", NO, IGN, "bits or bytes in reports"),
     opt("significant_figures", NO, IGN, "precision of normal output"),
-    opt("fadvise_hint", NO, IGN, "posix_fadvise hint"),
+    opt(
+        "fadvise_hint",
+        NO,
+        Kind::Choice(&["0", "1", "random", "sequential"]),
+        "posix_fadvise hint (no effect on direct I/O here)",
+    ),
     // Real fio options that would change the workload but are not modelled
     // Data verification (on a real target; the simulated device carries
     // no data)
@@ -537,10 +547,6 @@ pub(super) static OPTIONS: &[OptionDef] = &[
         "unaligned bsrange sizes",
     ),
     opt("percentage_random", NO, UNS, "mix of random and sequential"),
-    opt("random_generator", NO, UNS, "random generator choice"),
-    opt("rate_min", NO, UNS, "minimum bandwidth"),
-    opt("rate_iops_min", NO, UNS, "minimum IOPS"),
-    opt("rate_cycle", NO, UNS, "rate averaging window"),
     opt("rate_ignore_thinktime", NO, UNS, "rate with thinktime"),
     opt("thinktime_blocks_type", NO, UNS, "thinktime block counting"),
     opt("thinktime_iotime", NO, UNS, "thinktime period"),
@@ -566,7 +572,7 @@ pub(super) static OPTIONS: &[OptionDef] = &[
     opt("replay_redirect", NO, UNS, "iolog replay target"),
     opt("exec_prerun", NO, UNS, "run a command before the job"),
     opt("exec_postrun", NO, UNS, "run a command after the job"),
-    opt("nrfiles", NO, UNS, "several files per job"),
+    opt("nrfiles", &["nr_files"], UNS, "several files per job"),
     opt("openfiles", NO, UNS, "several files per job"),
     opt("file_service_type", NO, UNS, "several files per job"),
     opt(

@@ -25,7 +25,13 @@ fn aliases_resolve() {
 
 #[test]
 fn flag_forms() {
-    assert_eq!(parse_value(Kind::Bool, None, 1024), Ok(Value::Bool(true)));
+    // fio's BOOL needs a value; its STR_SET (a flag) alone means 1.
+    assert!(parse_value(Kind::Bool, None, 1024).is_err());
+    assert_eq!(parse_value(Kind::Flag, None, 1024), Ok(Value::Bool(true)));
+    assert_eq!(
+        parse_value(Kind::Flag, Some("0"), 1024),
+        Ok(Value::Bool(false))
+    );
     assert_eq!(
         parse_value(Kind::Bool, Some("0"), 1024),
         Ok(Value::Bool(false))

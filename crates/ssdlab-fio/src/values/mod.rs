@@ -118,11 +118,18 @@ pub(crate) fn parse_int_in(s: &str, min: i64, max: i64) -> VResult<i64> {
 }
 
 /// fio bools are 0/1; `true/false`, `yes/no`, `on/off` are accepted too.
+/// fio's booleans are numbers, 0 or 1 (hex too); fio refuses `true`,
+/// `yes` and `on`, and so does ssdlab, so that a job file runs on both.
 pub(crate) fn parse_bool(s: &str) -> VResult<bool> {
-    match s.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" | "on" => Ok(true),
-        "0" | "false" | "no" | "off" => Ok(false),
-        other => malformed(format!("value '{other}' is not a boolean (0 or 1)")),
+    let t = s.trim().to_ascii_lowercase();
+    let n = match t.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => t.parse::<u64>().ok(),
+    };
+    match n {
+        Some(0) => Ok(false),
+        Some(1) => Ok(true),
+        _ => malformed(format!("value '{t}' is not a boolean: fio takes 0 or 1")),
     }
 }
 
@@ -343,13 +350,14 @@ pub(crate) fn parse_bssplit(s: &str, kb_base: u32) -> VResult<Vec<(u64, u32)>> {
 }
 
 /// `rw=mode[:N]` → (mode, I/Os per random offset, bytes added per sequential I/O).
-pub(crate) fn parse_rw(s: &str, kb_base: u32) -> VResult<(RwMode, Option<u64>, Option<u64>)> {
+pub(crate) fn parse_rw(s: &str, kb_base: u32) -> VResult<(RwMode, Option<u64>, Option<i64>)> {
     let s = s.trim();
     let (mode, post) = match s.split_once(':') {
         Some((m, p)) => (m.trim(), Some(p.trim())),
         None => (s, None),
     };
-    let mode = match mode.to_ascii_lowercase().as_str() {
+    // fio's values are case-sensitive: `rw=RandRead` is refused by fio.
+    let mode = match mode {
         "read" => RwMode::Read,
         "write" => RwMode::Write,
         "trim" => RwMode::Trim,
@@ -373,7 +381,15 @@ pub(crate) fn parse_rw(s: &str, kb_base: u32) -> VResult<(RwMode, Option<u64>, O
         }
         Ok((mode, Some(n as u64), None))
     } else {
-        Ok((mode, None, Some(parse_size(post, kb_base)?)))
+        // A negative skip reads or writes backwards (fio's `rw=read:-8k`).
+        let (sign, size) = match post.strip_prefix('-') {
+            Some(rest) => (-1, rest.trim_start()),
+            None => (1, post),
+        };
+        let Ok(bytes) = i64::try_from(parse_size(size, kb_base)?) else {
+            return out_of_range(format!("rw skip '{post}' is too large"));
+        };
+        Ok((mode, None, Some(sign * bytes)))
     }
 }
 
@@ -390,12 +406,37 @@ pub(crate) fn parse_engine(s: &str) -> VResult<IoEngine> {
         "posixaio" => IoEngine::Posixaio,
         "mmap" => IoEngine::Mmap,
         "null" => IoEngine::Null,
-        other => {
-            return malformed(format!(
-                "ioengine '{other}' is not supported (sync, psync, vsync, pvsync, pvsync2, libaio, io_uring, posixaio, mmap, null)"
-            ))
-        }
+        other => return malformed(engine_refusal(other)),
     })
+}
+
+/// fio's engines that reach a block device by a path ssdlab does not model
+/// (NVMe passthrough, SCSI generic, user-space drivers, block over network).
+const BLOCK_ENGINES_NOT_MODELLED: &[&str] = &[
+    "io_uring_cmd",
+    "sg",
+    "xnvme",
+    "spdk",
+    "libblkio",
+    "libiscsi",
+    "nbd",
+    "windowsaio",
+    "solarisaio",
+    "mtd",
+    "dev-dax",
+    "libcufile",
+];
+
+/// Why an engine is refused: it does no block I/O, or reaches a block
+/// device by a path not modelled yet, or is no fio engine at all.
+fn engine_refusal(name: &str) -> String {
+    const OURS: &str =
+        "sync, psync, vsync, pvsync, pvsync2, libaio, io_uring, posixaio, mmap, null";
+    if BLOCK_ENGINES_NOT_MODELLED.contains(&name) {
+        format!("ioengine '{name}' reaches a block device by a path ssdlab does not model yet (ssdlab's engines: {OURS})")
+    } else {
+        format!("ioengine '{name}' does no I/O to a block device, which is what ssdlab models (its engines: {OURS})")
+    }
 }
 
 /// `random_distribution=` → (distribution, optional center).
@@ -466,19 +507,35 @@ pub(crate) fn parse_distribution(
             let mut range_sum = 0u64;
             let mut rel = Vec::new();
             let mut abs = Vec::new();
-            for z in rest.split(':') {
+            // A zone whose range is left empty (`zoned:50/5:30/15:20/`) takes
+            // what the others leave of the 100 %, shared evenly, as fio.
+            let mut open_ranges = Vec::new();
+            for z in rest.split(':').filter(|z| !z.trim().is_empty()) {
                 let Some((a, r)) = z.split_once('/') else {
                     return malformed(format!("zone '{z}' must be access%/range"));
                 };
                 let a = parse_int_in(a, 0, 100)? as u32;
                 access_sum += a;
-                if name == "zoned" {
+                if name == "zoned" && r.trim().is_empty() {
+                    open_ranges.push(rel.len());
+                    rel.push((a, 0));
+                } else if name == "zoned" {
                     let r = parse_int_in(r, 0, 100)? as u32;
                     range_sum += u64::from(r);
                     rel.push((a, r));
                 } else {
                     abs.push((a, parse_size(r, kb_base)?));
                 }
+            }
+            if !open_ranges.is_empty() && range_sum < 100 {
+                let n = open_ranges.len() as u64;
+                let left = 100 - range_sum;
+                for (k, &i) in open_ranges.iter().enumerate() {
+                    // The first zones take the remainder of the division.
+                    let share = left / n + u64::from((k as u64) < left % n);
+                    rel[i].1 = share as u32;
+                }
+                range_sum = 100;
             }
             if rel.len() + abs.len() > 256 {
                 return out_of_range("more than 256 zones");

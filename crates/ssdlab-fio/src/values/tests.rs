@@ -104,7 +104,9 @@ fn ints_and_bools() {
     assert!(parse_int("99999999999999999999").unwrap_err().out_of_range);
     assert!(parse_int_in("8", 0, 7).unwrap_err().out_of_range);
     assert_eq!(parse_bool("1"), Ok(true));
-    assert_eq!(parse_bool("false"), Ok(false));
+    assert_eq!(parse_bool("0"), Ok(false));
+    assert_eq!(parse_bool("0x1"), Ok(true));
+    assert!(parse_bool("false").is_err(), "fio refuses words");
     assert!(parse_bool("2").is_err());
 }
 
