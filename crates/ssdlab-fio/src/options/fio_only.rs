@@ -21,12 +21,85 @@ const fn opt(
     }
 }
 
+const NO: &[&str] = &[];
 const IGN: Kind = Kind::Ignored;
 const UNS: Kind = Kind::Unsupported;
 const DEP: Kind = Kind::Deprecated;
 
 /// fio's options that the main table does not define.
 pub(super) static FIO_ONLY: &[OptionDef] = &[
+    // Options that change the workload and are not modelled (named in
+    // docs/fio.md; `NO`: no alias).
+    opt("zonemode", NO, UNS, "zoned I/O"),
+    opt("zonesize", NO, UNS, "zoned I/O"),
+    opt("zonerange", NO, UNS, "zoned I/O"),
+    opt("zoneskip", NO, UNS, "zoned I/O"),
+    opt(
+        "bs_is_seq_rand",
+        NO,
+        UNS,
+        "read,write block sizes as seq,rand",
+    ),
+    opt("blockalign", &["ba"], UNS, "random I/O alignment"),
+    opt(
+        "blocksize_unaligned",
+        &["bs_unaligned"],
+        UNS,
+        "unaligned bsrange sizes",
+    ),
+    opt("percentage_random", NO, UNS, "mix of random and sequential"),
+    opt("rate_ignore_thinktime", NO, UNS, "rate with thinktime"),
+    opt("thinktime_blocks_type", NO, UNS, "thinktime block counting"),
+    opt("thinktime_iotime", NO, UNS, "thinktime period"),
+    opt("latency_target", NO, UNS, "latency-driven queue depth"),
+    opt("latency_window", NO, UNS, "latency-driven queue depth"),
+    opt("latency_percentile", NO, UNS, "latency-driven queue depth"),
+    opt("flow", NO, UNS, "flow control between jobs"),
+    opt("flow_id", NO, UNS, "flow control between jobs"),
+    opt("trim_percentage", NO, UNS, "trims mixed into verify"),
+    opt(
+        "read_iolog",
+        NO,
+        UNS,
+        "replay an iolog (use ssdlab's trace replay)",
+    ),
+    opt("write_iolog", NO, UNS, "record an iolog"),
+    opt(
+        "iolog",
+        NO,
+        UNS,
+        "replay an iolog (use ssdlab's trace replay)",
+    ),
+    opt("replay_redirect", NO, UNS, "iolog replay target"),
+    opt("exec_prerun", NO, UNS, "run a command before the job"),
+    opt("exec_postrun", NO, UNS, "run a command after the job"),
+    opt("nrfiles", &["nr_files"], UNS, "several files per job"),
+    opt("openfiles", NO, UNS, "several files per job"),
+    opt("file_service_type", NO, UNS, "several files per job"),
+    opt(
+        "cmdprio_bssplit",
+        NO,
+        UNS,
+        "per-block-size command priorities",
+    ),
+    opt("hipri", NO, UNS, "polled completions"),
+    opt("sqthread_poll", NO, UNS, "io_uring submission polling"),
+    opt("fixedbufs", NO, UNS, "io_uring fixed buffers"),
+    opt("registerfiles", NO, UNS, "io_uring registered files"),
+    opt("trimwrite", NO, UNS, "trim+write pattern"),
+    opt("steadystate", &["ss"], UNS, "steady-state detection"),
+    opt(
+        "steadystate_duration",
+        &["ss_dur"],
+        UNS,
+        "steady-state detection",
+    ),
+    opt(
+        "steadystate_ramp_time",
+        &["ss_ramp"],
+        UNS,
+        "steady-state detection",
+    ),
     opt("random_generator", &[], IGN, "no effect on what a block device sees: ssdlab draws offsets with its own seeded generator"),
     opt("rate_min", &["ratemin"], IGN, "a bandwidth fio aborts below: no effect on the I/O"),
     opt("rate_iops_min", &[], IGN, "IOPS fio aborts below: no effect on the I/O"),

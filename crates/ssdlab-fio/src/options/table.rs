@@ -23,7 +23,6 @@ const fn opt(
 const U32: i64 = u32::MAX as i64;
 const NO: &[&str] = &[];
 const IGN: Kind = Kind::Ignored;
-const UNS: Kind = Kind::Unsupported;
 
 /// Every option the parser knows.
 pub(super) static OPTIONS: &[OptionDef] = &[
@@ -492,7 +491,6 @@ pub(super) static OPTIONS: &[OptionDef] = &[
         Kind::Choice(&["0", "1", "random", "sequential"]),
         "posix_fadvise hint (no effect on direct I/O here)",
     ),
-    // Real fio options that would change the workload but are not modelled
     // Data verification (on a real target; the simulated device carries
     // no data)
     opt(
@@ -528,75 +526,5 @@ pub(super) static OPTIONS: &[OptionDef] = &[
         NO,
         Kind::Size,
         "bytes each verify header covers",
-    ),
-    opt("zonemode", NO, UNS, "zoned I/O"),
-    opt("zonesize", NO, UNS, "zoned I/O"),
-    opt("zonerange", NO, UNS, "zoned I/O"),
-    opt("zoneskip", NO, UNS, "zoned I/O"),
-    opt(
-        "bs_is_seq_rand",
-        NO,
-        UNS,
-        "read,write block sizes as seq,rand",
-    ),
-    opt("blockalign", &["ba"], UNS, "random I/O alignment"),
-    opt(
-        "blocksize_unaligned",
-        &["bs_unaligned"],
-        UNS,
-        "unaligned bsrange sizes",
-    ),
-    opt("percentage_random", NO, UNS, "mix of random and sequential"),
-    opt("rate_ignore_thinktime", NO, UNS, "rate with thinktime"),
-    opt("thinktime_blocks_type", NO, UNS, "thinktime block counting"),
-    opt("thinktime_iotime", NO, UNS, "thinktime period"),
-    opt("latency_target", NO, UNS, "latency-driven queue depth"),
-    opt("latency_window", NO, UNS, "latency-driven queue depth"),
-    opt("latency_percentile", NO, UNS, "latency-driven queue depth"),
-    opt("flow", NO, UNS, "flow control between jobs"),
-    opt("flow_id", NO, UNS, "flow control between jobs"),
-    opt("trim_percentage", NO, UNS, "trims mixed into verify"),
-    opt(
-        "read_iolog",
-        NO,
-        UNS,
-        "replay an iolog (use ssdlab's trace replay)",
-    ),
-    opt("write_iolog", NO, UNS, "record an iolog"),
-    opt(
-        "iolog",
-        NO,
-        UNS,
-        "replay an iolog (use ssdlab's trace replay)",
-    ),
-    opt("replay_redirect", NO, UNS, "iolog replay target"),
-    opt("exec_prerun", NO, UNS, "run a command before the job"),
-    opt("exec_postrun", NO, UNS, "run a command after the job"),
-    opt("nrfiles", &["nr_files"], UNS, "several files per job"),
-    opt("openfiles", NO, UNS, "several files per job"),
-    opt("file_service_type", NO, UNS, "several files per job"),
-    opt(
-        "cmdprio_bssplit",
-        NO,
-        UNS,
-        "per-block-size command priorities",
-    ),
-    opt("hipri", NO, UNS, "polled completions"),
-    opt("sqthread_poll", NO, UNS, "io_uring submission polling"),
-    opt("fixedbufs", NO, UNS, "io_uring fixed buffers"),
-    opt("registerfiles", NO, UNS, "io_uring registered files"),
-    opt("trimwrite", NO, UNS, "trim+write pattern"),
-    opt("steadystate", &["ss"], UNS, "steady-state detection"),
-    opt(
-        "steadystate_duration",
-        &["ss_dur"],
-        UNS,
-        "steady-state detection",
-    ),
-    opt(
-        "steadystate_ramp_time",
-        &["ss_ramp"],
-        UNS,
-        "steady-state detection",
     ),
 ];
