@@ -94,6 +94,7 @@ pub fn run(
     live_run::check_live_jobs(jobfile, 512)?;
     let host = load_host(sim.host.as_deref(), Default::default())?;
     host.validate()?;
+    buffer_bytes(jobfile, &host, None)?;
     let request = a.request(live_run::bytes_needed(jobfile), live_run::writes(jobfile))?;
     let target = open_target(&request)?;
     execute(a, sim, host, target, jobfile, Vec::new(), outputs)
@@ -130,6 +131,33 @@ pub fn replay(
     )
 }
 
+/// The most I/O buffer memory a run may ask for (slots × largest command).
+const MAX_BUFFER_BYTES: u64 = 1 << 30;
+
+/// The bytes of one engine buffer: the largest command the jobs can send
+/// (a bio is not split, so a job's largest block; a merge reaches the
+/// host's largest request), checked against the memory all slots take.
+fn buffer_bytes(
+    jobfile: &JobFile,
+    host: &HostConfig,
+    verify: Option<&live_run::LiveVerify>,
+) -> Result<u32, InputError> {
+    let largest = live_run::largest_block(jobfile)
+        .max(u64::from(host.max_request_bytes))
+        .max(verify.map_or(0, |v| v.unit));
+    let total = largest.saturating_mul(u64::from(live_run::slots_needed(jobfile, host)));
+    if total > MAX_BUFFER_BYTES {
+        return Err(InputError::invalid(
+            "job file",
+            format!(
+                "the jobs need {total} bytes of I/O buffers (their depth times a block of \
+                 {largest} bytes); a run on a target may use at most {MAX_BUFFER_BYTES}"
+            ),
+        ));
+    }
+    Ok(largest as u32)
+}
+
 fn open_target(request: &TargetRequest) -> Result<Target, InputError> {
     ssdlab_drive::target::open(request).map_err(|e| InputError::invalid("--target", e.to_string()))
 }
@@ -151,9 +179,7 @@ fn execute(
     });
     let opts = DriveOptions {
         slots: live_run::slots_needed(jobfile, &host),
-        max_command_bytes: host
-            .max_request_bytes
-            .max(verify.as_ref().map_or(0, |v| v.unit as u32)),
+        max_command_bytes: buffer_bytes(jobfile, &host, verify.as_ref())?,
         poll: a.poll,
         verify: settings,
     };

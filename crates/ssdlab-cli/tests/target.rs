@@ -334,3 +334,35 @@ fn verify_finds_a_block_corrupted_between_write_and_read_back() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("verify") && err.contains("--target"), "{err}");
 }
+
+#[test]
+fn blocks_larger_than_a_request_run_and_huge_buffers_are_refused() {
+    let dir = scratch("bigblocks");
+    let target = dir.join("t.img");
+    let t = target.to_str().unwrap();
+    let text = "[w]\nrw=write\nbs=1m\ndirect=1\nsize=4m\nioengine=io_uring\niodepth=4\n";
+    let (code, out, err) = ssdlab(&[
+        "run",
+        &job(&dir, "w.fio", text),
+        "--target",
+        t,
+        "--output-format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        json_of(&out)["ssdlab"]["engine_counters"]["bytes_written"],
+        4 << 20
+    );
+    let huge = "[w]\nrw=write\nbs=512m\ndirect=1\nsize=1g\nioengine=io_uring\niodepth=4\n";
+    let other = dir.join("u.img");
+    let (code, _, err) = ssdlab(&[
+        "run",
+        &job(&dir, "h.fio", huge),
+        "--target",
+        other.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("I/O buffers"), "{err}");
+    assert!(!other.exists(), "the target was made before the refusal");
+}

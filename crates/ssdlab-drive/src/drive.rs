@@ -60,6 +60,7 @@ pub struct Drive {
     counters: DriveCounters,
     failure: Option<String>,
     last_now: Ns,
+    slot_bytes: usize,
     verifier: Option<Verifier>,
     /// For each slot holding a read: the generations its units may show.
     expected: Vec<Vec<u32>>,
@@ -90,6 +91,7 @@ impl Drive {
             counters: DriveCounters::default(),
             failure: None,
             last_now: 0,
+            slot_bytes,
             verifier: opts.verify.map(Verifier::new),
             expected: vec![Vec::new(); usize::from(opts.slots)],
             target,
@@ -113,6 +115,19 @@ impl Drive {
     }
 
     fn start(&mut self, cmd: IoCommand) {
+        if cmd.bytes as usize > self.slot_bytes {
+            // The caller sized the buffers for its largest command; a larger
+            // one (a trace record beyond it) ends the run, it never panics.
+            self.failure.get_or_insert(format!(
+                "a command of {} bytes is larger than the engine's buffers of {} bytes",
+                cmd.bytes, self.slot_bytes
+            ));
+            self.completions.push(IoCompletion {
+                id: cmd.id,
+                time: self.last_now,
+            });
+            return;
+        }
         let Some(slot) = self.free_slots.pop() else {
             self.waiting.push_back(cmd);
             return;

@@ -191,6 +191,12 @@ pub fn slots_needed(jobfile: &JobFile, host: &HostConfig) -> u16 {
     wanted.min(tags).clamp(1, 32_768) as u16
 }
 
+/// The largest block of any job: the block layer does not split a bio, so
+/// a command may be this large.
+pub fn largest_block(jobfile: &JobFile) -> u64 {
+    jobfile.jobs.iter().map(largest_bs).max().unwrap_or(4096)
+}
+
 /// The largest block any active direction of `spec` uses.
 fn largest_bs(spec: &JobSpec) -> u64 {
     let dirs = [
