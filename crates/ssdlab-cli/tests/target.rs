@@ -366,3 +366,90 @@ fn blocks_larger_than_a_request_run_and_huge_buffers_are_refused() {
     assert!(err.contains("I/O buffers"), "{err}");
     assert!(!other.exists(), "the target was made before the refusal");
 }
+
+/// fio on the PATH, or None (and a note; under CI, a failure).
+fn fio() -> Option<&'static str> {
+    let ok = Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "fio is not installed (CI installs it)"
+        );
+        eprintln!("fio is not installed: the behaviour differential did not run");
+    }
+    ok.then_some("fio")
+}
+
+/// The I/O counts and bytes of a fio-format JSON report's first job.
+fn counts(rep: &Value) -> (u64, u64, u64, u64) {
+    let j = &rep["jobs"][0];
+    let n = |d: &str, k: &str| j[d][k].as_u64().unwrap();
+    (
+        n("read", "total_ios"),
+        n("write", "total_ios"),
+        n("read", "io_bytes"),
+        n("write", "io_bytes"),
+    )
+}
+
+/// The same job file, by fio (io_uring) and by `run --target`, on the same
+/// file and on a loop device: the same work (I/O counts and bytes per
+/// direction, sizes and the region's end); the timing is compared by
+/// `ssdlab validate fio` (docs/real-drive.md), not by a test.
+#[test]
+fn fio_and_run_target_do_the_same_work_on_the_same_target() {
+    let Some(fio) = fio() else {
+        return;
+    };
+    let dir = scratch("behaviour");
+    let text = "[global]\nioengine=io_uring\ndirect=1\nsize=8m\n\
+                [mix]\nrw=randrw\nrwmixread=70\nbs=4k\nio_size=2m\niodepth=8\n\
+                [seq]\nrw=write\nbs=64k\nsize=8m\nstonewall\n";
+    let j = job(&dir, "b.fio", text);
+    let file = dir.join("t.img");
+    let mut targets = vec![file.display().to_string()];
+    let lo = LoopDevice::new(&dir.join("backing.img"), 16 << 20);
+    if let Some(d) = &lo {
+        targets.push(d.path.clone());
+    }
+    for t in &targets {
+        let (code, out, err) = ssdlab(&[
+            "run",
+            &j,
+            "--target",
+            t,
+            "--allow-destructive",
+            "--output-format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{t}: {err}");
+        let ours = json_of(&out);
+        let out = Command::new(fio)
+            .args(["--output-format=json", &format!("--filename={t}"), &j])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{t}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        let theirs = json_of(&text[text.find('{').unwrap()..]);
+        let (ours_mix, theirs_mix) = (counts(&ours), counts(&theirs));
+        assert_eq!(ours_mix.0 + ours_mix.1, 512, "{t}: {ours_mix:?}");
+        assert_eq!(theirs_mix.0 + theirs_mix.1, 512, "{t}: {theirs_mix:?}");
+        assert_eq!(ours_mix.2 + ours_mix.3, theirs_mix.2 + theirs_mix.3, "{t}");
+        // Both draw 70 % reads (±10 points over 512 I/Os).
+        for (who, c) in [("ssdlab", ours_mix), ("fio", theirs_mix)] {
+            let share = c.0 as f64 / 512.0;
+            assert!((0.6..0.8).contains(&share), "{t}: {who} read share {share}");
+        }
+        let seq = |r: &Value| r["jobs"][1]["write"]["io_bytes"].as_u64().unwrap();
+        assert_eq!(seq(&ours), 8 << 20, "{t}");
+        assert_eq!(seq(&theirs), 8 << 20, "{t}");
+    }
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 8 << 20);
+}
