@@ -447,6 +447,33 @@ fn fio_and_run_target_do_the_same_work_on_the_same_target() {
             let share = c.0 as f64 / 512.0;
             assert!((0.6..0.8).contains(&share), "{t}: {who} read share {share}");
         }
+        // The JSON holds every key fio's does, job by job and direction by
+        // direction (ssdlab's own section aside).
+        let keys = |v: &Value| -> Vec<String> {
+            let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+            k.retain(|k| k != "ssdlab");
+            k.sort();
+            k
+        };
+        for path in [
+            &["jobs", "0"][..],
+            &["jobs", "0", "read"],
+            &["jobs", "0", "write"],
+        ] {
+            let at = |r: &Value| {
+                path.iter()
+                    .fold(r.clone(), |v, p| match p.parse::<usize>() {
+                        Ok(i) => v[i].clone(),
+                        Err(_) => v[*p].clone(),
+                    })
+            };
+            assert_eq!(
+                keys(&at(&ours)),
+                keys(&at(&theirs)),
+                "{t}: keys of {path:?}"
+            );
+        }
+        assert_eq!(keys(&ours), keys(&theirs), "{t}: top-level keys");
         let seq = |r: &Value| r["jobs"][1]["write"]["io_bytes"].as_u64().unwrap();
         assert_eq!(seq(&ours), 8 << 20, "{t}");
         assert_eq!(seq(&theirs), 8 << 20, "{t}");

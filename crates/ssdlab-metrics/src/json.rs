@@ -345,6 +345,12 @@ fn job_json(job: &JobReport, rs: &GroupRunStats, global: &[(String, String)]) ->
         pct_obj(&LAT_KEYS[..10], &calc_lat(&ld.us, total)),
     ));
     pairs.push(("latency_ms", pct_obj(&LAT_KEYS, &calc_lat(&ld.ms, total))));
+    // fio's latency_target search, with its values when no target is set
+    // (ssdlab does not run the search: `latency_target` is not modelled).
+    pairs.push(("latency_depth", J::U(u64::from(job.latency_depth))));
+    pairs.push(("latency_target", J::U(0)));
+    pairs.push(("latency_percentile", J::F(100.0)));
+    pairs.push(("latency_window", J::U(0)));
     if !job.extras.is_null() {
         pairs.push(("ssdlab", J::V(job.extras.clone())));
     }

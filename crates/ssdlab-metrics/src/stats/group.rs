@@ -94,6 +94,7 @@ pub fn merge_jobs(jobs: &[JobReport]) -> JobReport {
         percentile_list: first.percentile_list.clone(),
         lat_percentiles: first.lat_percentiles,
         ioprio: first.ioprio,
+        latency_depth: first.latency_depth,
         extras: first.extras.clone(),
         ..Default::default()
     };

@@ -214,6 +214,9 @@ pub struct JobReport {
     pub ioprio: IoPrio,
     /// Per-priority latencies; reported when two or more have samples.
     pub prios: Vec<PrioStats>,
+    /// fio's `latency_depth`: the depth its latency_target search runs at,
+    /// the job's iodepth while no target is set.
+    pub latency_depth: u32,
     /// ssdlab-specific data, emitted under the key "ssdlab" only.
     pub extras: Value,
 }
@@ -241,6 +244,7 @@ impl Default for JobReport {
             iodepth: IoDepthDist::default(),
             ioprio: IoPrio::default(),
             prios: Vec::new(),
+            latency_depth: 1,
             extras: Value::Null,
         }
     }

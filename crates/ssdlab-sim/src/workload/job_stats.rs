@@ -17,6 +17,7 @@ impl JobStats {
     pub fn new(spec: &JobSpec) -> JobStats {
         let mut report = JobReport::new(spec.name.clone(), spec.group_id);
         report.job_options = spec.options.clone();
+        report.latency_depth = spec.iodepth;
         report.percentile_list = spec.percentile_list.clone();
         report.lat_percentiles = spec.lat_percentiles;
         report.ioprio = m::IoPrio {
