@@ -174,9 +174,17 @@ fn execute(
 ) -> Result<(), InputError> {
     live_run::check_live_jobs(jobfile, target.logical_block)?;
     let verify = live_run::verify_of(jobfile, target.logical_block)?;
-    let settings = verify.as_ref().map(|v| {
-        VerifySettings::new(&v.method, v.unit as u32, v.fatal).expect("a method fio's table knows")
-    });
+    let settings = verify
+        .as_ref()
+        .map(|v| {
+            VerifySettings::new(&v.method, v.unit as u32, v.fatal).ok_or_else(|| {
+                InputError::invalid(
+                    "verify",
+                    format!("'{}' is not verified on a target", v.method),
+                )
+            })
+        })
+        .transpose()?;
     let opts = DriveOptions {
         slots: live_run::slots_needed(jobfile, &host),
         max_command_bytes: buffer_bytes(jobfile, &host, verify.as_ref())?,

@@ -11,7 +11,9 @@
 //! checked: what ssdlab accepts, fio accepts.
 //!
 //! fio comes from the distribution's package (`.ci/run` installs it);
-//! without it the test says so and, under CI, fails.
+//! without it the test says so and checks nothing.
+
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -45,21 +47,6 @@ const DELIBERATE: &[&str] = &[
     "not found",
     "may not contain [] sections",
 ];
-
-fn fio_available() -> bool {
-    let ok = Command::new("fio")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "fio is not installed (CI installs it)"
-        );
-        eprintln!("fio is not installed: the parse differential did not run");
-    }
-    ok
-}
 
 /// Exit code of `fio --parse-only FILE`, run in the file's directory.
 fn fio_verdict(file: &Path) -> i32 {
@@ -127,7 +114,7 @@ fn agree(corpus: &[PathBuf]) -> usize {
 
 #[test]
 fn edge_cases_examples_and_the_parser_corpus_get_fio_s_verdict() {
-    if !fio_available() {
+    if !support::fio_available("the parse differential") {
         return;
     }
     let mut corpus = files(&repo().join("crates/ssdlab-cli/tests/fio_parse"), "fio");
@@ -147,7 +134,7 @@ fn edge_cases_examples_and_the_parser_corpus_get_fio_s_verdict() {
 
 #[test]
 fn what_ssdlab_accepts_of_the_fuzz_corpus_fio_accepts() {
-    if !fio_available() {
+    if !support::fio_available("the parse differential") {
         return;
     }
     let dir = repo().join("fuzz/corpus/fio_job");

@@ -367,22 +367,6 @@ fn blocks_larger_than_a_request_run_and_huge_buffers_are_refused() {
     assert!(!other.exists(), "the target was made before the refusal");
 }
 
-/// fio on the PATH, or None (and a note; under CI, a failure).
-fn fio() -> Option<&'static str> {
-    let ok = Command::new("fio")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "fio is not installed (CI installs it)"
-        );
-        eprintln!("fio is not installed: the behaviour differential did not run");
-    }
-    ok.then_some("fio")
-}
-
 /// The I/O counts and bytes of a fio-format JSON report's first job.
 fn counts(rep: &Value) -> (u64, u64, u64, u64) {
     let j = &rep["jobs"][0];
@@ -401,9 +385,10 @@ fn counts(rep: &Value) -> (u64, u64, u64, u64) {
 /// `ssdlab validate fio` (docs/real-drive.md), not by a test.
 #[test]
 fn fio_and_run_target_do_the_same_work_on_the_same_target() {
-    let Some(fio) = fio() else {
+    if !support::fio_available("the behaviour differential") {
         return;
-    };
+    }
+    let fio = "fio";
     let dir = scratch("behaviour");
     let text = "[global]\nioengine=io_uring\ndirect=1\nsize=8m\n\
                 [mix]\nrw=randrw\nrwmixread=70\nbs=4k\nio_size=2m\niodepth=8\n\

@@ -35,3 +35,17 @@ pub fn blkparse_text(mut events: Vec<(u64, &str, u64)>) -> String {
         })
         .collect()
 }
+
+/// Whether fio (the distribution's package, which `.ci/run` installs) is on
+/// the PATH; without it the caller's check (`what`) is skipped, and says so.
+#[allow(dead_code)]
+pub fn fio_available(what: &str) -> bool {
+    let ok = Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("fio is not installed: {what} did not run");
+    }
+    ok
+}

@@ -10,22 +10,11 @@ use ssdlab_metrics::{merge_jobs, timeseries_csv as csv, JobReport, Report};
 
 /// The fio-compatible report of a run.
 pub fn build(result: &RunResult, jobfile: &JobFile, setup: &RunSetup) -> Report {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64);
-    Report {
-        version: format!("ssdlab-{} (fio-3.x compatible)", env!("CARGO_PKG_VERSION")),
-        timestamp: now / 1000,
-        timestamp_ms: now,
-        time: String::new(),
-        global_options: jobfile.global_options.clone(),
-        jobs: grouped_jobs(&result.jobs, &result.stats),
-        extras: extras(result, setup),
-    }
+    build_live(&result.jobs, &result.stats, jobfile, extras(result, setup))
 }
 
-/// The fio-compatible report of a live run (`run --target`): fio's jobs,
-/// and `extras` (the target, the engine's counters) in ssdlab's section.
+/// The fio-compatible report of jobs and their statistics, with `extras`
+/// in ssdlab's section (a live run's: the target, the engine's counters).
 pub fn build_live(
     jobs: &[FioJob],
     stats: &[JobStats],
