@@ -465,3 +465,18 @@ fn fio_and_run_target_do_the_same_work_on_the_same_target() {
     }
     assert_eq!(std::fs::metadata(&file).unwrap().len(), 8 << 20);
 }
+
+/// The parser's `verify=` methods and the engine's are one list: a method
+/// the parser accepts is one the drive verifies with, and back.
+#[test]
+fn the_parser_and_the_engine_know_the_same_verify_methods() {
+    let def = ssdlab_fio::find_option("verify").unwrap();
+    let ssdlab_fio::OptionKind::Choice(names) = def.kind else {
+        panic!("verify is a choice: {:?}", def.kind);
+    };
+    let mut parser: Vec<&str> = names.iter().copied().filter(|n| *n != "none").collect();
+    let mut engine: Vec<&str> = ssdlab_drive::METHODS.to_vec();
+    parser.sort_unstable();
+    engine.sort_unstable();
+    assert_eq!(parser, engine);
+}

@@ -38,6 +38,20 @@ pub(crate) struct Parsed {
     pub sync: bool,
 }
 
+impl Parsed {
+    /// A request of a format with no sync flag: as direct I/O, every
+    /// request is sync.
+    pub fn direct(time: RawTime, op: TraceOp, offset: u64, len: u32) -> Outcome {
+        Ok(Some(Parsed {
+            time,
+            op,
+            offset,
+            len,
+            sync: true,
+        }))
+    }
+}
+
 pub(crate) type Outcome = Result<Option<Parsed>, Bad>;
 
 /// Device filter, resolved for one format.

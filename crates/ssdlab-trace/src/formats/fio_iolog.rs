@@ -119,14 +119,7 @@ fn fio_iolog(line: &str, ctx: &Ctx, st: &mut ParseState) -> Outcome {
             return Ok(None);
         }
     }
-    Ok(Some(Parsed {
-        time: RawTime::Rel(time),
-        op,
-        offset,
-        len,
-        // The format has no flag: as direct I/O, every request is sync.
-        sync: true,
-    }))
+    Parsed::direct(RawTime::Rel(time), op, offset, len)
 }
 
 /// File name used in written fio iologs (replay it on a device with fio's

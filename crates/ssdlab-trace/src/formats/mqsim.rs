@@ -51,14 +51,7 @@ fn mqsim(line: &str, ctx: &Ctx) -> Outcome {
     if !ctx.filter.num(dev) {
         return Ok(None);
     }
-    Ok(Some(Parsed {
-        time: RawTime::Rel(time),
-        op,
-        offset,
-        len,
-        // The format has no flag: as direct I/O, every request is sync.
-        sync: true,
-    }))
+    Parsed::direct(RawTime::Rel(time), op, offset, len)
 }
 
 /// One record as one line.

@@ -58,14 +58,7 @@ fn msr(line: &str, ctx: &Ctx) -> Outcome {
     if !ctx.filter.num(disk) {
         return Ok(None);
     }
-    Ok(Some(Parsed {
-        time: RawTime::Filetime(ticks),
-        op,
-        offset,
-        len,
-        // The format has no flag: as direct I/O, every request is sync.
-        sync: true,
-    }))
+    Parsed::direct(RawTime::Filetime(ticks), op, offset, len)
 }
 
 /// FILETIME written for `time_ns == 0` (2007-02-22, the era of the MSR
