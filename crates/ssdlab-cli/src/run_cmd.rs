@@ -166,7 +166,7 @@ pub fn execute_and_report(
     let result = prepared.execute(Some(&mut tick))?;
     bar.finish();
     let rep = report::build(&result, jobfile, setup);
-    let timeseries = report::timeseries_csv(&result.jobs, &result.stats);
+    let timeseries = report::timeseries_csv(&result.jobs, &result.stats, &result.scheduler_gauges);
     warn_if_series_capped(&result.stats, &out);
     write_report(&rep, &timeseries, out)
 }

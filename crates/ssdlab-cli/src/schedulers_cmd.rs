@@ -58,6 +58,9 @@ fn describe(kind: TunableKind, default: i64) -> (&'static str, String, String) {
             format!("[{}, {}]", fmt_bytes(min), fmt_bytes(max)),
             fmt_bytes(default),
         ),
+        TunableKind::Choice { names } => {
+            ("name", names.join("|"), names[default as usize].to_string())
+        }
     }
 }
 

@@ -225,7 +225,7 @@ fn execute(
         job.usr_cpu = 100.0 * cpu.user_ns as f64 / elapsed;
         job.sys_cpu = 100.0 * cpu.system_ns as f64 / elapsed;
     }
-    let timeseries = report::timeseries_csv(&result.jobs, &result.stats);
+    let timeseries = report::timeseries_csv(&result.jobs, &result.stats, &result.scheduler_gauges);
     crate::run_cmd::warn_if_series_capped(&result.stats, &outputs);
     write_report(&rep, &timeseries, outputs)?;
     exit_if_failed(&result);

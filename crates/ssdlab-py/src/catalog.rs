@@ -39,10 +39,17 @@ pub fn schedulers() -> String {
                         TunableKind::Int { min, max } => ("int", min, max, ""),
                         TunableKind::Duration { min, max, .. } => ("duration", min, max, "ns"),
                         TunableKind::Bytes { min, max } => ("size", min, max, "bytes"),
+                        // The value is the index into `choices`.
+                        TunableKind::Choice { names } => ("choice", 0, names.len() as i64 - 1, ""),
+                    };
+                    let choices: &[&str] = match t.kind {
+                        TunableKind::Choice { names } => names,
+                        _ => &[],
                     };
                     serde_json::json!({
                         "name": t.name, "kind": kind, "min": min, "max": max,
                         "default": t.default, "unit": unit, "help": t.help,
+                        "choices": choices,
                     })
                 })
                 .collect();

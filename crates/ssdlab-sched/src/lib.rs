@@ -16,10 +16,12 @@
 //! direction) and `ssdlab-fio` (sizes in spec strings), so the compiler
 //! keeps it that way.
 
+mod bfq;
 mod bundle;
 mod deadline;
 mod deadline_tunables;
 mod elevator_merge;
+mod iolatency;
 mod irbw;
 mod k2;
 mod k2_budget;
@@ -31,6 +33,8 @@ mod noop;
 pub mod request;
 pub mod spec;
 mod stb;
+#[cfg(test)]
+mod testing;
 
 pub use request::{IoClass, IoPrio, MergeKind, Request};
 pub use spec::{build, SpecError, Tunable, TunableKind, Tunables};
@@ -80,6 +84,21 @@ pub trait Scheduler: Send {
     fn counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
     }
+
+    /// CPU time the scheduler's own hooks (insert, dispatch, completion)
+    /// take per request beyond the host's base costs, serial under its
+    /// lock: the simulated host charges it at dispatch. 0 for schedulers
+    /// whose cost the base costs already cover.
+    fn cpu_cost_ns(&self) -> Ns {
+        0
+    }
+
+    /// The scheduler's state variables worth following over time (name,
+    /// value now), such as an adaptive bound: the block layer samples them
+    /// once per second into the time series. Names are stable.
+    fn gauges(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
 /// One registered scheduler: name, help, tunables and constructor.
@@ -101,6 +120,8 @@ pub const REGISTRY: &[SchedulerEntry] = &[
     irbw::FIFO_ENTRY,
     irbw::RP_ENTRY,
     stb::ENTRY,
+    iolatency::ENTRY,
+    bfq::ENTRY,
 ];
 
 /// The tags out of `nr_requests` that a `pct` share allows (at least one):

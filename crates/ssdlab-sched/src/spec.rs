@@ -29,6 +29,10 @@ pub enum TunableKind {
         min: i64,
         max: i64,
     },
+    /// One of a few names; the value is the name's index.
+    Choice {
+        names: &'static [&'static str],
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,6 +170,11 @@ fn parse_value(t: &Tunable, v: &str) -> Result<i64, String> {
                 .ok_or_else(|| format!("'{v}' is not a size (bytes, or with k/m/g)"))?;
             in_range(n, min, max, v)
         }
+        TunableKind::Choice { names } => names
+            .iter()
+            .position(|n| *n == v)
+            .map(|i| i as i64)
+            .ok_or_else(|| format!("'{v}' is not one of {}", names.join(", "))),
     }
 }
 
@@ -246,6 +255,7 @@ mod tests {
         let n = (min as i128 + (span * share) as i128).clamp(min as i128, max as i128);
         match kind {
             TunableKind::Duration { .. } => format!("{n}ns"),
+            TunableKind::Choice { names } => names[n as usize].to_string(),
             _ => n.to_string(),
         }
     }
@@ -275,6 +285,7 @@ mod tests {
                     | TunableKind::Duration { min, max, .. }
                     | TunableKind::Bytes { min, max } => (min, max),
                     TunableKind::Bool => (0, 1),
+                    TunableKind::Choice { names } => (0, names.len() as i64 - 1),
                 };
                 let v = if inside {
                     value_inside(t.kind, min, max, share)

@@ -2,7 +2,7 @@
 //! deterministic event loop, fio's statistics out.
 
 use crate::error::InputError;
-use crate::host::{BlockLayer, CpuPlan, HostConfig, HostCosts, HostCounters};
+use crate::host::{BlockLayer, CpuPlan, GaugeSeries, HostConfig, HostCosts, HostCounters};
 use crate::kernel::Simulation;
 use crate::ssd::config::SsdConfig;
 use crate::ssd::device::{DeviceCounters, SimSsd};
@@ -45,6 +45,8 @@ pub struct RunResult {
     pub scheduler: String,
     /// The scheduler's own counters (bundles, expiries…); empty for most.
     pub scheduler_counters: BTreeMap<String, u64>,
+    /// The scheduler's gauges (an adaptive bound…) once per second.
+    pub scheduler_gauges: GaugeSeries,
     pub sim_end_ns: Ns,
     pub events: u64,
 }
@@ -137,6 +139,7 @@ impl PreparedRun {
             block.scheduler_counters(),
         );
         let host = block.counters().clone();
+        let scheduler_gauges = block.gauge_series().clone();
         let page_cache = workload.page_cache_counters();
         let (jobs, stats_by_job) = workload.finish();
         Ok(RunResult {
@@ -147,6 +150,7 @@ impl PreparedRun {
             page_cache,
             scheduler,
             scheduler_counters,
+            scheduler_gauges,
             sim_end_ns: end,
             events,
             stats: stats_by_job,

@@ -9,7 +9,7 @@
 
 use super::fio_run::{build_jobs, job_option_error};
 use crate::error::InputError;
-use crate::host::{BlockLayer, HostConfig, HostCosts, HostCounters};
+use crate::host::{BlockLayer, GaugeSeries, HostConfig, HostCosts, HostCounters};
 use crate::kernel::{LiveEnd, Simulation};
 use crate::workload::fio::FioWorkload;
 use crate::workload::fio_job::{FioJob, IoSource};
@@ -33,6 +33,7 @@ pub struct LiveResult<D> {
     pub host: HostCounters,
     pub scheduler: String,
     pub scheduler_counters: BTreeMap<String, u64>,
+    pub scheduler_gauges: GaugeSeries,
     /// The device's clock at the end.
     pub end_ns: Ns,
     pub events: u64,
@@ -253,7 +254,7 @@ pub fn run_live<D: LiveDevice>(
         costs: zero_costs(),
         ..setup.host.clone()
     };
-    let block = BlockLayer::new(host.clone(), sched, &device.info());
+    let block = BlockLayer::new(host.clone(), sched, &device.info()).real_cpu();
     let bytes = block.device_bytes();
     let jobs = build_jobs(jobfile, bytes, setup.seed, &host.costs, sources)?;
     let mut workload = FioWorkload::new(jobs);
@@ -283,6 +284,7 @@ pub fn run_live<D: LiveDevice>(
         host: block.counters().clone(),
         scheduler: block.scheduler_name().to_string(),
         scheduler_counters: block.scheduler_counters(),
+        scheduler_gauges: block.gauge_series().clone(),
         end_ns,
         events,
         partial,

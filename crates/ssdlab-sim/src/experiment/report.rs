@@ -2,11 +2,13 @@
 //! section: what only a simulator can see.
 
 use super::fio_run::{RunResult, RunSetup};
+use crate::host::GaugeSeries;
 use crate::workload::fio_job::FioJob;
 use crate::workload::job_stats::JobStats;
 use serde_json::json;
 use ssdlab_fio::JobFile;
 use ssdlab_metrics::{merge_jobs, timeseries_csv as csv, JobReport, Report};
+use std::fmt::Write as _;
 
 /// The fio-compatible report of a run.
 pub fn build(result: &RunResult, jobfile: &JobFile, setup: &RunSetup) -> Report {
@@ -91,8 +93,10 @@ fn extras(result: &RunResult, setup: &RunSetup) -> serde_json::Value {
     out
 }
 
-/// Per-second bandwidth and IOPS of every job and direction, as CSV.
-pub fn timeseries_csv(jobs: &[FioJob], stats: &[JobStats]) -> String {
+/// Per-second bandwidth and IOPS of every job and direction, as CSV, then
+/// the scheduler's gauges (rows `scheduler,<gauge>,second` with the value
+/// in a last column, `value`, present only when there are gauges).
+pub fn timeseries_csv(jobs: &[FioJob], stats: &[JobStats], gauges: &GaugeSeries) -> String {
     let dirs = ["read", "write", "trim"];
     let mut series = Vec::new();
     for (job, st) in jobs.iter().zip(stats) {
@@ -103,7 +107,29 @@ pub fn timeseries_csv(jobs: &[FioJob], stats: &[JobStats]) -> String {
             }
         }
     }
-    csv(&series)
+    let text = csv(&series);
+    if gauges.names.is_empty() {
+        return text;
+    }
+    // Seconds count from the end of ramp time, as the jobs' rows do.
+    let origin = stats
+        .iter()
+        .flat_map(|s| s.samplers.iter())
+        .map(|s| s.start_ns)
+        .min()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        out.push_str(line);
+        out.push_str(if i == 0 { ",value\n" } else { ",\n" });
+    }
+    for (k, name) in gauges.names.iter().enumerate() {
+        for (t, values) in gauges.samples.iter().filter(|(t, _)| *t >= origin) {
+            let second = (t - origin) / 1_000_000_000;
+            let _ = writeln!(out, "scheduler,{name},{second},,,,,{}", values[k]);
+        }
+    }
+    out
 }
 
 /// Seconds with I/O that the time series left out: a run's per-second

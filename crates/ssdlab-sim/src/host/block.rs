@@ -83,6 +83,19 @@ pub struct BlockLayer {
     /// Bios ended since the kernel last took them.
     done: Vec<BioDone>,
     counters: HostCounters,
+    /// The scheduler's own CPU per request, charged at dispatch (0 on a
+    /// real drive, where the real CPU pays it).
+    sched_cpu_ns: Ns,
+    gauges: GaugeSeries,
+}
+
+/// The scheduler's gauges, sampled at the first host event of each second
+/// that has one.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GaugeSeries {
+    pub names: Vec<&'static str>,
+    /// `(time in ns, one value per name)`.
+    pub samples: Vec<(Ns, Vec<u64>)>,
 }
 
 impl BlockLayer {
@@ -106,9 +119,42 @@ impl BlockLayer {
             logical_pages: dev.logical_pages as u64,
             done: Vec::new(),
             counters: HostCounters::default(),
+            sched_cpu_ns: sched.cpu_cost_ns(),
+            gauges: GaugeSeries {
+                names: sched.gauges().into_iter().map(|g| g.0).collect(),
+                samples: Vec::new(),
+            },
             sched,
             cfg,
         }
+    }
+
+    /// For a real drive: the scheduler's CPU is real, none is modelled.
+    pub fn real_cpu(mut self) -> Self {
+        self.sched_cpu_ns = 0;
+        self
+    }
+
+    /// The scheduler's gauges over the run.
+    pub fn gauge_series(&self) -> &GaugeSeries {
+        &self.gauges
+    }
+
+    /// Samples the gauges once per second (the first event in it).
+    fn sample_gauges(&mut self, now: Ns) {
+        const SECOND: Ns = 1_000_000_000;
+        if self.gauges.names.is_empty()
+            || self.gauges.samples.len() >= ssdlab_metrics::MAX_KEPT_SECONDS
+            || self
+                .gauges
+                .samples
+                .last()
+                .is_some_and(|(t, _)| t / SECOND == now / SECOND)
+        {
+            return;
+        }
+        let values = self.sched.gauges().into_iter().map(|g| g.1).collect();
+        self.gauges.samples.push((now, values));
     }
 
     pub fn scheduler_name(&self) -> &'static str {
@@ -272,7 +318,8 @@ impl BlockLayer {
 
     /// The queue's CPU sets up the command and rings the doorbell.
     fn send<Q: Timers<HostEvent>>(&mut self, mut rq: Request, hq: usize, now: Ns, q: &mut Q) {
-        rq.dispatch_ns = self.queue_cpus[hq].run(now, self.cfg.costs.dispatch_ns);
+        let cost = self.cfg.costs.dispatch_ns + self.sched_cpu_ns;
+        rq.dispatch_ns = self.queue_cpus[hq].run(now, cost);
         let (at, rid, empty_flush) = (rq.dispatch_ns, rq.id, rq.is_empty_flush());
         let t = self
             .tracked
@@ -324,6 +371,7 @@ impl BlockLayer {
                 if gen == self.timer_gen {
                     self.timer_at = None;
                     self.sched.on_timer(now);
+                    self.sample_gauges(now);
                     self.run_queues(now, q);
                 }
             }
@@ -373,6 +421,7 @@ impl BlockLayer {
             .expect("completed request is tracked");
         let rq = t.rq.expect("dispatched");
         self.sched.completed(&rq, now);
+        self.sample_gauges(now);
         let hq = t.hq as usize;
         self.device_inflight[hq] -= 1;
         let tag_hq = hq;

@@ -12,7 +12,7 @@ pub mod page_cache;
 mod tag_wait;
 
 pub use bio::{Bio, BioDone};
-pub use block::{BlockLayer, HostCounters, HostEvent, RequestId};
+pub use block::{BlockLayer, GaugeSeries, HostCounters, HostEvent, RequestId};
 pub use config::{HostConfig, HostCosts, PAGE_BYTES};
 pub use cpus::{CpuClock, CpuPlan};
 pub use page_cache::{PageCache, PageCacheConfig, PageCacheCounters};
