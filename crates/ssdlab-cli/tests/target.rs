@@ -157,6 +157,69 @@ fn k2_with_bound_one_holds_one_command_at_the_target() {
 }
 
 #[test]
+fn bfq_iolatency_and_k2_adaptive_run_on_a_real_target_unchanged() {
+    // The same K2 set-up on a file: each new scheduler runs in real time,
+    // reports its counters, and k2-adaptive's bound appears in the time
+    // series and bounds what the engine had outstanding.
+    let dir = scratch("adaptive");
+    let target = dir.join("t.img");
+    let mut text =
+        String::from("[global]\nioengine=io_uring\ndirect=1\nsize=16m\nruntime=2\ntime_based=1\n");
+    for i in 0..3 {
+        text += &format!("[bg{i}]\nrw=randread\nbs=4k\niodepth=32\nprioclass=2\n");
+    }
+    text += "[rt]\nrw=randread\nbs=4k\niodepth=1\nprioclass=1\nthinktime=500\n";
+    let j = job(&dir, "k2.fio", &text);
+    let t = target.to_str().unwrap();
+    for sched in [
+        "bfq",
+        "iolatency:rt_target=200us",
+        "k2-adaptive:objective=target,target_p999=2ms",
+    ] {
+        let ts = dir.join("ts.csv");
+        let (code, out, err) = ssdlab(&[
+            "run",
+            &j,
+            "--target",
+            t,
+            "--scheduler",
+            sched,
+            "--output-format",
+            "json",
+            "--timeseries",
+            ts.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{sched}: {err}");
+        let rep = json_of(&out);
+        let counters = &rep["ssdlab"]["scheduler_counters"];
+        assert!(
+            counters.as_object().is_some_and(|c| !c.is_empty()),
+            "{sched}: {counters}"
+        );
+        assert!(
+            rep["jobs"][3]["read"]["total_ios"].as_u64().unwrap() > 0,
+            "{sched}"
+        );
+        let series = std::fs::read_to_string(&ts).unwrap();
+        if sched.starts_with("k2-adaptive") {
+            let bounds: Vec<u64> = series
+                .lines()
+                .filter(|l| l.starts_with("scheduler,k2_bound,"))
+                .map(|l| l.rsplit(',').next().unwrap().parse().unwrap())
+                .collect();
+            assert!(bounds.len() >= 2, "{series}");
+            // An absolute target needs no probe of the unbounded drive, and
+            // the engine never had more out than the jobs can issue.
+            assert_eq!(counters["probes"], 0, "{counters}");
+            let most = rep["ssdlab"]["engine_counters"]["max_outstanding"]
+                .as_u64()
+                .unwrap();
+            assert!(most <= 97, "{most}");
+        }
+    }
+}
+
+#[test]
 fn sigterm_stops_the_run_with_a_partial_report() {
     let dir = scratch("sigterm");
     let target = dir.join("t.img");

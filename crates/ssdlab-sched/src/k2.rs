@@ -54,14 +54,28 @@ pub struct K2 {
 
 impl K2 {
     pub fn new(t: &Tunables) -> Self {
-        let rt_levels = t.get("rt_levels") as usize;
+        Self::with(
+            t.get("max_inflight") as u32,
+            t.get("rt_levels") as usize,
+            t.get("merge") != 0,
+        )
+    }
+
+    /// K2 with its three settings given directly (k2-adaptive builds one).
+    pub(crate) fn with(max_inflight: u32, rt_levels: usize, merge: bool) -> Self {
         K2 {
-            max_inflight: t.get("max_inflight") as u32,
+            max_inflight,
             rt_levels,
-            merge: t.get("merge") != 0,
+            merge,
             inflight: 0,
             queues: (0..=rt_levels).map(|_| VecDeque::new()).collect(),
         }
+    }
+
+    /// A new bound, effective at the next dispatch (requests already out
+    /// stay out).
+    pub(crate) fn set_max_inflight(&mut self, bound: u32) {
+        self.max_inflight = bound.max(1);
     }
 
     /// Staging queue of a priority. RT levels are spread evenly over the
@@ -79,8 +93,7 @@ impl K2 {
     }
 
     /// Requests dispatched and not yet completed.
-    #[cfg(test)]
-    fn inflight(&self) -> u32 {
+    pub(crate) fn inflight(&self) -> u32 {
         self.inflight
     }
 }

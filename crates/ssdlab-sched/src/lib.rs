@@ -24,6 +24,7 @@ mod elevator_merge;
 mod iolatency;
 mod irbw;
 mod k2;
+mod k2_adaptive;
 mod k2_budget;
 mod kyber;
 mod merge;
@@ -116,6 +117,7 @@ pub const REGISTRY: &[SchedulerEntry] = &[
     mq_deadline::ENTRY,
     kyber::ENTRY,
     k2::ENTRY,
+    k2_adaptive::ENTRY,
     k2_budget::ENTRY,
     irbw::FIFO_ENTRY,
     irbw::RP_ENTRY,

@@ -10,6 +10,7 @@ pub mod datasheet;
 pub mod gc_fit;
 pub mod gc_study;
 pub mod k2;
+pub mod k2_adaptive;
 pub mod point;
 pub mod report;
 pub mod rtflash;

@@ -134,6 +134,10 @@ pub struct PointFigures {
     /// All jobs together, one row per simulated second: (second, bytes,
     /// I/Os), seconds without I/O as in `Sampler::per_second_series`.
     pub per_second: Vec<(u64, u64, u64)>,
+    /// The scheduler's gauges (an adaptive bound…): per name, `(second,
+    /// value)` once per simulated second; empty for schedulers without.
+    #[serde(default)]
+    pub gauges: Vec<(String, Vec<(u64, u64)>)>,
 }
 
 /// One job's figures; completion latencies (clat) of reads and writes
@@ -170,6 +174,7 @@ impl PointFigures {
             erases: f.erases,
             sim_seconds: res.sim_end_ns as f64 / 1e9,
             per_second: per_second_totals(res),
+            gauges: gauges_of(&res.scheduler_gauges),
         }
     }
 
@@ -205,6 +210,21 @@ fn job_figures(r: &JobReport) -> JobFigures {
         read_clat_p999_us: p999_us(&r.read.clat),
         write_clat_p999_us: p999_us(&r.write.clat),
     }
+}
+
+fn gauges_of(g: &ssdlab_sim::host::GaugeSeries) -> Vec<(String, Vec<(u64, u64)>)> {
+    g.names
+        .iter()
+        .enumerate()
+        .map(|(k, name)| {
+            let series = g
+                .samples
+                .iter()
+                .map(|(t, v)| (t / 1_000_000_000, v[k]))
+                .collect();
+            (name.to_string(), series)
+        })
+        .collect()
 }
 
 /// The bytes and I/Os of all jobs and directions, per simulated second.

@@ -81,10 +81,10 @@ pub(super) struct K2Args {
 
 /// What the two K2 recipes share: the device, the seed and the parallelism.
 #[derive(clap::Args)]
-struct K2Common {
+pub(super) struct K2Common {
     /// Points run in parallel (each holds one device: about 0.5 GB for consumer-tlc-250g).
     #[arg(long, default_value_t = default_jobs(), value_parser = parse_jobs)]
-    jobs: usize,
+    pub(super) jobs: usize,
     #[arg(long, default_value = "consumer-tlc-250g")]
     device: String,
     /// Host settings (TOML, the keys of docs/model.md, "Host path");
@@ -93,11 +93,11 @@ struct K2Common {
     #[arg(long)]
     host: Option<PathBuf>,
     #[arg(long, default_value_t = 1)]
-    seed: u64,
+    pub(super) seed: u64,
 }
 
 impl K2Common {
-    fn check(&self) -> Result<(), InputError> {
+    pub(super) fn check(&self) -> Result<(), InputError> {
         if self.jobs == 0 {
             return Err(InputError::invalid("--jobs", "must be at least 1"));
         }
@@ -106,7 +106,7 @@ impl K2Common {
 
     /// The device of `--device` and the host of `--host` (else the K2
     /// study's own).
-    fn load(&self) -> Result<(SsdConfig, HostConfig), InputError> {
+    pub(super) fn load(&self) -> Result<(SsdConfig, HostConfig), InputError> {
         let device = Preset::load(&self.device)?.device;
         let k2 = PathBuf::from(K2_HOST_NAME);
         let host = load_host(Some(self.host.as_ref().unwrap_or(&k2)), Default::default())?;

@@ -4,6 +4,7 @@
 
 mod gc;
 mod k2;
+mod k2_adaptive;
 mod rtflash;
 mod stb;
 
@@ -24,6 +25,10 @@ enum Study {
     /// K2-8/16/32 on the K2 benchmark set-up; best p99.9 reductions and worst
     /// background-throughput penalty next to the paper's headline.
     K2Rtss(k2::RtssArgs),
+    /// k2-adaptive (K2 choosing its own bound for O1, O2 or an absolute
+    /// target) against the oracle static bound on every operation ×
+    /// occupancy cell, and on workloads whose phases change the best bound.
+    K2Adaptive(k2_adaptive::Args),
     /// The on-demand GC study (Lee, Choi, Hong 2023): six application
     /// profiles (synthetic stand-ins) × PBGC, BBGC and on-demand GC on seed004.
     GcOndemand(gc::GcArgs),
@@ -42,6 +47,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
     match a.study {
         Study::K2(a) => k2::run_k2(a),
         Study::K2Rtss(a) => k2::run_rtss(a),
+        Study::K2Adaptive(a) => k2_adaptive::run(a),
         Study::GcOndemand(a) => gc::run_gc(a),
         Study::RtFlash(a) => rtflash::run(a),
         Study::Stb(a) => stb::run(a),

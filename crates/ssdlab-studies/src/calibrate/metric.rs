@@ -167,6 +167,7 @@ mod tests {
             erases: 0,
             sim_seconds: series.len() as f64,
             per_second: series,
+            gauges: vec![],
         };
         let fall: Vec<_> = (0..60u64)
             .map(|s| (s, if s < 35 { 300 } else { 50 }, 1))

@@ -90,6 +90,17 @@ pub fn execute(
     env: &RunEnv,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<(Vec<RepResult>, usize), InputError> {
+    let (figures, computed) = execute_figures(pts, env, progress)?;
+    Ok((figures.iter().map(RepResult::of).collect(), computed))
+}
+
+/// As `execute`, each point's figures whole (for job files whose jobs are
+/// not the K2 set-up's `rt` and background).
+pub fn execute_figures(
+    pts: &[RunPoint],
+    env: &RunEnv,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<(Vec<PointFigures>, usize), InputError> {
     let cache = Cache::open(&env.out.join("cache")).map_err(|e| io_err(env.out, e))?;
     if let Some(remote) = env.remote {
         return execute_remote(pts, env, &cache, remote, progress);
@@ -102,16 +113,15 @@ pub fn execute(
     let mut order: Vec<usize> = (0..total).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(pts[i].cost));
     let next = AtomicUsize::new(0);
-    let one = |p: &RunPoint| -> Result<RepResult, InputError> {
+    let one = |p: &RunPoint| -> Result<PointFigures, InputError> {
         let spec = p.spec(env);
         let (figures, fresh): (PointFigures, bool) =
             cache.get_or_compute(&spec.config(), || spec.run())?;
         if fresh {
             computed.fetch_add(1, Ordering::Relaxed);
         }
-        let r = RepResult::of(&figures);
         progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
-        Ok(r)
+        Ok(figures)
     };
     // Each thread returns the (index, result) pairs it ran; an error stops
     // the handing out of points (the others finish theirs).
@@ -126,7 +136,7 @@ pub fn execute(
         }
         ran
     };
-    let mut ran: Vec<(usize, Result<RepResult, InputError>)> = std::thread::scope(|s| {
+    let mut ran: Vec<(usize, Result<PointFigures, InputError>)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..env.threads.clamp(1, total.max(1)))
             .map(|_| s.spawn(worker))
             .collect();
@@ -137,7 +147,7 @@ pub fn execute(
     });
     // Results in grid order; the first error in that order, if any.
     ran.sort_by_key(|(i, _)| *i);
-    let results: Result<Vec<RepResult>, InputError> = ran.into_iter().map(|(_, r)| r).collect();
+    let results: Result<Vec<PointFigures>, InputError> = ran.into_iter().map(|(_, r)| r).collect();
     Ok((results?, computed.into_inner()))
 }
 
@@ -149,7 +159,7 @@ fn execute_remote(
     cache: &Cache,
     remote: &dyn RemoteRunner,
     progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<(Vec<RepResult>, usize), InputError> {
+) -> Result<(Vec<PointFigures>, usize), InputError> {
     let configs: Vec<serde_json::Value> = pts.iter().map(|p| p.spec(env).config()).collect();
     let keys: Vec<String> = configs.iter().map(Cache::key).collect();
     let mut figures: Vec<Option<PointFigures>> = keys.iter().map(|k| cache.get(k)).collect();
@@ -172,8 +182,8 @@ fn execute_remote(
     }
     progress(pts.len(), pts.len());
     let results = figures
-        .iter()
-        .map(|f| RepResult::of(f.as_ref().expect("every point ran")))
+        .into_iter()
+        .map(|f| f.expect("every point ran"))
         .collect();
     Ok((results, missing.len()))
 }
