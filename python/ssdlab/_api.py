@@ -331,9 +331,11 @@ def schedulers() -> Dict[str, Dict[str, Any]]:
     dict of str to dict
         Each scheduler's name and ``{"help": str, "tunables": list}``; a
         tunable is a dict of its ``name``, ``kind`` (``bool``, ``int``,
-        ``duration``, ``size``), ``min``, ``max``, ``default``, ``unit``
-        (durations in ns, sizes in bytes) and ``help``. The catalogue is
-        the build's: nothing is read, nothing raises.
+        ``duration``, ``size``, ``choice``), ``min``, ``max``, ``default``,
+        ``unit`` (durations in ns, sizes in bytes), ``choices`` (the names
+        of a ``choice``, whose values are their indices; empty otherwise)
+        and ``help``. The catalogue is the build's: nothing is read,
+        nothing raises.
     """
     return {
         s["name"]: {"help": s["help"], "tunables": s["tunables"]}

@@ -81,6 +81,11 @@ def test_catalogues():
     assert {"none", "mq-deadline", "kyber", "k2", "stb"} <= set(s)
     k2 = {t["name"]: t for t in s["k2"]["tunables"]}
     assert k2["max_inflight"]["kind"] == "int" and k2["max_inflight"]["min"] >= 1
+    adaptive = {t["name"]: t for t in s["k2-adaptive"]["tunables"]}
+    objective = adaptive["objective"]
+    assert objective["kind"] == "choice"
+    assert objective["choices"] == ["o1", "o2", "target"] and objective["default"] == 0
+    assert {"bfq", "iolatency"} <= set(s)
     assert ssdlab.__version__.count(".") == 2
 
 
