@@ -27,13 +27,13 @@ const TUNABLES: &[Tunable] = &[
         name: "alpha",
         kind: TunableKind::Int { min: 1, max: 100 },
         default: 50,
-        help: "O1's RT p99.9 limit, % of the unbounded p99.9",
+        help: "objective=o1 only: the RT p99.9 limit, % of the unbounded p99.9",
     },
     Tunable {
         name: "beta",
         kind: TunableKind::Int { min: 1, max: 100 },
         default: 50,
-        help: "O2's bandwidth floor, % of the unbounded bandwidth",
+        help: "objective=o2 only: the bandwidth floor, % of the unbounded bandwidth",
     },
     Tunable {
         name: "target_p999",
@@ -43,7 +43,7 @@ const TUNABLES: &[Tunable] = &[
             unit_ns: 1_000,
         },
         default: 1_000_000,
-        help: "the absolute RT p99.9 limit of objective=target (bare numbers in µs)",
+        help: "objective=target only: the RT p99.9 limit (bare numbers in µs)",
     },
     Tunable {
         name: "max_bound",
