@@ -14,8 +14,10 @@ use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::config::SsdConfig;
 
 /// The shape of a point's figures in the cache: 3 since they are
-/// `PointFigures`.
-const RESULT_FORMAT: u32 = 3;
+/// `PointFigures`, 4 since `per_second` counts from the run's start for
+/// every job (a job that starts late or ramps up no longer restarts the
+/// clock).
+const RESULT_FORMAT: u32 = 4;
 
 /// The fields of a configuration (`PointSpec::config`).
 #[derive(Deserialize)]
@@ -227,12 +229,15 @@ fn gauges_of(g: &ssdlab_sim::host::GaugeSeries) -> Vec<(String, Vec<(u64, u64)>)
         .collect()
 }
 
-/// The bytes and I/Os of all jobs and directions, per simulated second.
+/// The bytes and I/Os of all jobs and directions, per simulated second
+/// from the run's start (each job's own series counts from the end of its
+/// start delay and ramp, as fio's logs do; here they share one clock).
 fn per_second_totals(res: &fio_run::RunResult) -> Vec<(u64, u64, u64)> {
     let mut totals = std::collections::BTreeMap::<u64, (u64, u64)>::new();
     for sampler in res.stats.iter().flat_map(|s| &s.samplers) {
+        let origin = sampler.start_ns / 1_000_000_000;
         for (sec, bytes, ios) in sampler.per_second_series() {
-            let t = totals.entry(sec).or_default();
+            let t = totals.entry(origin + sec).or_default();
             t.0 += bytes;
             t.1 += ios;
         }
@@ -271,6 +276,26 @@ mod tests {
                 check: false,
             },
         }
+    }
+
+    #[test]
+    fn per_second_totals_share_the_runs_clock() {
+        // Job b starts 2 s late: its I/O is at seconds 2 and after, not
+        // folded onto job a's first second.
+        let mut s = spec();
+        s.setup.occupancy = 0.0;
+        s.setup.precondition = PreconditionMode::Fill;
+        s.job_text = "[global]\nrw=randread\nbs=4k\nsize=1m\ntime_based=1\nruntime=500ms\n\
+                      [a]\n[b]\nstartdelay=2\n"
+            .into();
+        let f = s.run().unwrap();
+        let busy: Vec<u64> = f
+            .per_second
+            .iter()
+            .filter(|r| r.1 > 0)
+            .map(|r| r.0)
+            .collect();
+        assert_eq!(busy, vec![0, 2], "{:?}", f.per_second);
     }
 
     #[test]
