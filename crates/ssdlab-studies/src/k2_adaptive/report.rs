@@ -204,7 +204,10 @@ fn figures(
             .iter()
             .filter(|(p, _)| p.workload.name == w && shown(&p.run.scheduler))
             .collect();
-        let label = |s: &str| s.replace("k2:max_inflight=", "K2-");
+        let label = |s: &str| match s.strip_prefix("k2-adaptive:") {
+            Some(_) => format!("k2-adaptive (O1 α={})", phases::ALPHA_PCT),
+            None => s.replace("k2:max_inflight=", "K2-"),
+        };
         let bound: Vec<(String, Vec<(f64, f64)>)> = ours
             .iter()
             .filter(|(p, _)| p.run.scheduler.starts_with("k2-adaptive"))
