@@ -64,7 +64,9 @@ class Result:
         The device figures (``bw_mbs``, ``iops``, ``waf``,
         ``gc_invocations``, ``gc_pages_moved``, ``erases``,
         ``sim_seconds``), ``per_second`` (the totals of each simulated
-        second) and ``jobs`` (the per-job figures, a list of dicts).
+        second, counted from the run's start), ``gauges`` (the scheduler's
+        state per second, such as k2-adaptive's ``k2_bound``) and ``jobs``
+        (the per-job figures, a list of dicts).
     jobs : pandas.DataFrame
         One row per job (column ``job``, its name) and its figures
         (``JOB_FIGURES``): bandwidth in MB/s (10^6 bytes) in all and per
