@@ -1,4 +1,4 @@
-//! `reproduce k2 --dask ADDRESS`: the study's points that are not in its
+//! `reproduce k2|k2-adaptive --dask ADDRESS`: the study's points that are not in its
 //! cache run on a Dask cluster through the Python package (`python -m
 //! ssdlab._bridge`), which keeps them in its results store as
 //! `ssdlab.sweep` does; the figures come back a line per point.
@@ -16,6 +16,36 @@ pub struct DaskBridge {
     pub address: String,
     pub store: PathBuf,
     pub python: PathBuf,
+}
+
+/// The flags that send a study's points to a cluster.
+#[derive(clap::Args)]
+pub struct ClusterArgs {
+    /// Run the points not in the cache on this Dask scheduler
+    /// (tcp://host:8786) through the Python package; they are kept in its
+    /// results store too (docs/cluster.md).
+    #[arg(long, value_name = "ADDRESS")]
+    dask: Option<String>,
+    /// The results store of --dask (default: OUT/store).
+    #[arg(long, requires = "dask")]
+    store: Option<PathBuf>,
+    /// The Python of --dask (default: $SSDLAB_PYTHON, else .venv/bin/python
+    /// when present, else python3).
+    #[arg(long, requires = "dask")]
+    python: Option<PathBuf>,
+}
+
+impl ClusterArgs {
+    /// The bridge to the cluster, when `--dask` names one; the store
+    /// defaults to `out/store`.
+    pub fn remote(&self, out: &std::path::Path) -> Option<Box<dyn RemoteRunner>> {
+        let address = self.dask.clone()?;
+        Some(Box::new(DaskBridge {
+            address,
+            store: self.store.clone().unwrap_or_else(|| out.join("store")),
+            python: default_python(self.python.clone()),
+        }))
+    }
 }
 
 /// `--python`, else `$SSDLAB_PYTHON`, else the project's `.venv` (made by

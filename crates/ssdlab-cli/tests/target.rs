@@ -60,6 +60,18 @@ impl Drop for LoopDevice {
     }
 }
 
+/// The K2 set-up on a small target: three background random-read jobs at
+/// QD 32 and one RT job (`rt_extra` added to it), `runtime_s` seconds.
+fn k2_setup(runtime_s: u32, rt_extra: &str) -> String {
+    let mut text = format!(
+        "[global]\nioengine=io_uring\ndirect=1\nsize=16m\nruntime={runtime_s}\ntime_based=1\n"
+    );
+    for i in 0..3 {
+        text += &format!("[bg{i}]\nrw=randread\nbs=4k\niodepth=32\nprioclass=2\n");
+    }
+    text + "[rt]\nrw=randread\nbs=4k\niodepth=1\nprioclass=1\n" + rt_extra
+}
+
 const WRITE_JOB: &str = "[w]\nrw=randwrite\nbs=4k\ndirect=1\nsize=4m\nio_size=1m\niodepth=8\n";
 const READ_JOB: &str = "[r]\nrw=randread\nbs=4k\ndirect=1\nio_size=1m\niodepth=8\n";
 
@@ -119,13 +131,7 @@ fn what_the_engine_cannot_do_is_refused_before_the_target_is_touched() {
 fn k2_with_bound_one_holds_one_command_at_the_target() {
     let dir = scratch("k2");
     let target = dir.join("t.img");
-    let mut text =
-        String::from("[global]\nioengine=io_uring\ndirect=1\nsize=16m\nruntime=1\ntime_based=1\n");
-    for i in 0..3 {
-        text += &format!("[bg{i}]\nrw=randread\nbs=4k\niodepth=32\nprioclass=2\n");
-    }
-    text += "[rt]\nrw=randread\nbs=4k\niodepth=1\nprioclass=1\n";
-    let j = job(&dir, "k2.fio", &text);
+    let j = job(&dir, "k2.fio", &k2_setup(1, ""));
     let t = target.to_str().unwrap();
     let run = |sched: &str| {
         let (code, out, err) = ssdlab(&[
@@ -163,13 +169,7 @@ fn bfq_iolatency_and_k2_adaptive_run_on_a_real_target_unchanged() {
     // series and bounds what the engine had outstanding.
     let dir = scratch("adaptive");
     let target = dir.join("t.img");
-    let mut text =
-        String::from("[global]\nioengine=io_uring\ndirect=1\nsize=16m\nruntime=2\ntime_based=1\n");
-    for i in 0..3 {
-        text += &format!("[bg{i}]\nrw=randread\nbs=4k\niodepth=32\nprioclass=2\n");
-    }
-    text += "[rt]\nrw=randread\nbs=4k\niodepth=1\nprioclass=1\nthinktime=500\n";
-    let j = job(&dir, "k2.fio", &text);
+    let j = job(&dir, "k2.fio", &k2_setup(2, "thinktime=500\n"));
     let t = target.to_str().unwrap();
     for sched in [
         "bfq",

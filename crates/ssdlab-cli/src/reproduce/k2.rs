@@ -1,7 +1,7 @@
 //! `reproduce k2` and `reproduce k2-rtss`: the K2 studies.
 
 use crate::choices::{name_of, K2Occupancy, K2Op};
-use crate::dask_bridge::{default_python, DaskBridge};
+use crate::dask_bridge::ClusterArgs;
 use crate::plumbing::{default_jobs, parse_jobs, progress_bar};
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::host::HostConfig;
@@ -11,7 +11,7 @@ use ssdlab_sim::ssd::precondition::PreconditionMode;
 use ssdlab_studies::k2::grid::{parse_full_precondition, Plan};
 use ssdlab_studies::k2::reproduce;
 use ssdlab_studies::k2::results::{MAX_REPS, MAX_RUNTIME_S};
-use ssdlab_studies::k2::runner::{RemoteRunner, StudyOptions};
+use ssdlab_studies::k2::runner::StudyOptions;
 use ssdlab_studies::setup::{load_host, K2_HOST_NAME};
 use std::path::PathBuf;
 
@@ -65,18 +65,8 @@ pub(super) struct K2Args {
     /// Override the plan: repetitions per point (1 to 100).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_REPS as i64))]
     reps: Option<u32>,
-    /// Run the points not in the cache on this Dask scheduler
-    /// (tcp://host:8786) through the Python package; they are kept in its
-    /// results store too (docs/cluster.md).
-    #[arg(long, value_name = "ADDRESS")]
-    dask: Option<String>,
-    /// The results store of --dask (default: OUT/store).
-    #[arg(long, requires = "dask")]
-    store: Option<PathBuf>,
-    /// The Python of --dask (default: $SSDLAB_PYTHON, else .venv/bin/python
-    /// when present, else python3).
-    #[arg(long, requires = "dask")]
-    python: Option<PathBuf>,
+    #[command(flatten)]
+    cluster: ClusterArgs,
 }
 
 /// What the two K2 recipes share: the device, the seed and the parallelism.
@@ -194,13 +184,7 @@ pub(super) fn run_k2(a: K2Args) -> Result<(), InputError> {
         ops: a.ops.iter().map(name_of).collect(),
         occupancies: a.occupancies.iter().map(name_of).collect(),
         full_precondition: a.full_precondition,
-        remote: a.dask.clone().map(|address| -> Box<dyn RemoteRunner> {
-            Box::new(DaskBridge {
-                address,
-                store: a.store.clone().unwrap_or_else(|| a.out.join("store")),
-                python: default_python(a.python.clone()),
-            })
-        }),
+        remote: a.cluster.remote(&a.out),
     };
     let bar = progress_bar("K2 study");
     let progress = |done: usize, total: usize| bar.tick(done, total);

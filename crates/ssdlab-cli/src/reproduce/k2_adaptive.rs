@@ -2,10 +2,9 @@
 //! (docs/k2-study.md, "An adaptive bound").
 
 use super::k2::K2Common;
-use crate::dask_bridge::{default_python, DaskBridge};
+use crate::dask_bridge::ClusterArgs;
 use crate::plumbing::progress_bar;
 use ssdlab_sim::error::InputError;
-use ssdlab_studies::k2::runner::RemoteRunner;
 use ssdlab_studies::k2_adaptive::{self, phases, Options, Plan};
 use std::path::PathBuf;
 
@@ -21,17 +20,8 @@ pub(super) struct Args {
     out: PathBuf,
     #[command(flatten)]
     common: K2Common,
-    /// Run the points not in the cache on this Dask scheduler
-    /// (tcp://host:8786) through the Python package (docs/cluster.md).
-    #[arg(long, value_name = "ADDRESS")]
-    dask: Option<String>,
-    /// The results store of --dask (default: OUT/store).
-    #[arg(long, requires = "dask")]
-    store: Option<PathBuf>,
-    /// The Python of --dask (default: $SSDLAB_PYTHON, else .venv/bin/python
-    /// when present, else python3).
-    #[arg(long, requires = "dask")]
-    python: Option<PathBuf>,
+    #[command(flatten)]
+    cluster: ClusterArgs,
 }
 
 pub(super) fn run(a: Args) -> Result<(), InputError> {
@@ -44,13 +34,7 @@ pub(super) fn run(a: Args) -> Result<(), InputError> {
         seed: a.common.seed,
         device,
         host,
-        remote: a.dask.clone().map(|address| -> Box<dyn RemoteRunner> {
-            Box::new(DaskBridge {
-                address,
-                store: a.store.clone().unwrap_or_else(|| a.out.join("store")),
-                python: default_python(a.python.clone()),
-            })
-        }),
+        remote: a.cluster.remote(&a.out),
     };
     let bar = progress_bar("k2-adaptive study");
     let progress = |done: usize, total: usize| bar.tick(done, total);
