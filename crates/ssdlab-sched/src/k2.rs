@@ -14,6 +14,20 @@ use super::{
 use ssdlab_protocol::Ns;
 use std::collections::VecDeque;
 
+/// K2's staging-queue settings, shared with k2-adaptive.
+pub(crate) const RT_LEVELS: Tunable = Tunable {
+    name: "rt_levels",
+    kind: TunableKind::Int { min: 1, max: 8 },
+    default: 8,
+    help: "RT staging queues; 8 = one per RT level (documented), 1 = one shared RT queue (as the original code runs)",
+};
+pub(crate) const MERGE: Tunable = Tunable {
+    name: "merge",
+    kind: TunableKind::Bool,
+    default: 0,
+    help: "merge contiguous same-direction bios into requests of the same queue (added after the paper)",
+};
+
 const TUNABLES: &[Tunable] = &[
     Tunable {
         name: "max_inflight",
@@ -21,20 +35,9 @@ const TUNABLES: &[Tunable] = &[
         default: 32,
         help: "queue-length bound: requests dispatched and not yet completed, device-wide",
     },
-    Tunable {
-        name: "rt_levels",
-        kind: TunableKind::Int { min: 1, max: 8 },
-        default: 8,
-        help: "RT staging queues; 8 = one per RT level (documented), 1 = one shared RT queue (as the original code runs)",
-    },
-    Tunable {
-        name: "merge",
-        kind: TunableKind::Bool,
-        default: 0,
-        help: "merge contiguous same-direction bios into requests of the same queue (added after the paper)",
-    },
+    RT_LEVELS,
+    MERGE,
 ];
-
 pub const ENTRY: SchedulerEntry = SchedulerEntry {
     name: "k2",
     help: "K2 (RTSS'19): strict RT/BE priority queues on the host, at most max_inflight requests at the device",

@@ -7,7 +7,7 @@
 
 mod control;
 
-use super::k2::K2;
+use super::k2::{self, K2};
 use super::{
     IoClass, MergeKind, Request, Scheduler, SchedulerEntry, Tunable, TunableKind, Tunables,
 };
@@ -63,18 +63,8 @@ const TUNABLES: &[Tunable] = &[
         default: 90,
         help: "a bound is taken only if its RT latencies stay under this % of the limit",
     },
-    Tunable {
-        name: "rt_levels",
-        kind: TunableKind::Int { min: 1, max: 8 },
-        default: 8,
-        help: "RT staging queues, as k2's",
-    },
-    Tunable {
-        name: "merge",
-        kind: TunableKind::Bool,
-        default: 0,
-        help: "merge contiguous bios in the staging queues, as k2's",
-    },
+    k2::RT_LEVELS,
+    k2::MERGE,
 ];
 
 pub const ENTRY: SchedulerEntry = SchedulerEntry {

@@ -215,38 +215,48 @@ fn tables_markdown(rows: &[RtssRow]) -> String {
     let h = headline(rows);
     let mut out =
         String::from("\n## Headline\n\n| figure | paper | ssdlab | where |\n|---|---|---|---|\n");
-    let _ = writeln!(
-        out,
-        "| best RT read p99.9 reduction | up to {PAPER_READ_REDUCTION}× | {:.1}× | {} |",
-        h.read_reduction, h.read_where
-    );
-    let _ = writeln!(
-        out,
-        "| best RT write p99.9 reduction | up to {PAPER_WRITE_REDUCTION}× | {:.1}× | {} |",
-        h.write_reduction, h.write_where
-    );
-    let _ = writeln!(
-        out,
-        "| worst background throughput penalty | at most {PAPER_MAX_PENALTY}× | {:.1}× | {} |",
-        h.max_penalty, h.penalty_where
-    );
     let b = headline_against(rows, &[BFQ]);
-    let _ = writeln!(
-        out,
-        "| against bfq: best RT read p99.9 reduction | up to {PAPER_READ_REDUCTION}× (all four) | {:.1}× | {} |",
-        b.read_reduction, b.read_where
-    );
-    let _ = writeln!(
-        out,
-        "| against bfq: best RT write p99.9 reduction | up to {PAPER_WRITE_REDUCTION}× (all four) | {:.1}× | {} |",
-        b.write_reduction, b.write_where
-    );
-    let _ = writeln!(
-        out,
-        "| against bfq: background bandwidth, K2's least over bfq's | (penalty at most {PAPER_MAX_PENALTY}×, all four) | {:.1}× | {} |",
-        1.0 / b.max_penalty.max(1e-9),
-        b.penalty_where
-    );
+    let figures = [
+        (
+            "best RT read p99.9 reduction",
+            format!("up to {PAPER_READ_REDUCTION}×"),
+            h.read_reduction,
+            &h.read_where,
+        ),
+        (
+            "best RT write p99.9 reduction",
+            format!("up to {PAPER_WRITE_REDUCTION}×"),
+            h.write_reduction,
+            &h.write_where,
+        ),
+        (
+            "worst background throughput penalty",
+            format!("at most {PAPER_MAX_PENALTY}×"),
+            h.max_penalty,
+            &h.penalty_where,
+        ),
+        (
+            "against bfq: best RT read p99.9 reduction",
+            format!("up to {PAPER_READ_REDUCTION}× (all four)"),
+            b.read_reduction,
+            &b.read_where,
+        ),
+        (
+            "against bfq: best RT write p99.9 reduction",
+            format!("up to {PAPER_WRITE_REDUCTION}× (all four)"),
+            b.write_reduction,
+            &b.write_where,
+        ),
+        (
+            "against bfq: background bandwidth, K2's least over bfq's",
+            format!("(penalty at most {PAPER_MAX_PENALTY}×, all four)"),
+            1.0 / b.max_penalty.max(1e-9),
+            &b.penalty_where,
+        ),
+    ];
+    for (figure, paper, value, at) in figures {
+        let _ = writeln!(out, "| {figure} | {paper} | {value:.1}× | {at} |");
+    }
     let bfq: Vec<&RtssRow> = rows.iter().filter(|r| r.scheduler == BFQ).collect();
     if !bfq.is_empty() {
         let lo = |f: fn(&RtssRow) -> f64| bfq.iter().map(|r| f(r)).fold(f64::MAX, f64::min);

@@ -17,15 +17,37 @@ pub struct CellPoint {
     pub run: RunPoint,
 }
 
-/// The objectives k2-adaptive runs for: `(label, spec tunables)`.
-pub fn objectives() -> Vec<(String, String)> {
-    let o1 = PCTS
-        .iter()
-        .map(|a| (format!("O1 α={a}"), format!("objective=o1,alpha={a}")));
-    let o2 = PCTS
-        .iter()
-        .map(|b| (format!("O2 β={b}"), format!("objective=o2,beta={b}")));
-    o1.chain(o2).collect()
+/// One objective k2-adaptive runs for: O1 (RT p99.9 ≤ `pct` % of none's)
+/// or O2 (bandwidth ≥ `pct` % of none's).
+#[derive(Debug, Clone, Copy)]
+pub struct Goal {
+    pub o1: bool,
+    pub pct: u32,
+}
+
+impl Goal {
+    pub fn label(&self) -> String {
+        match self.o1 {
+            true => format!("O1 α={}", self.pct),
+            false => format!("O2 β={}", self.pct),
+        }
+    }
+
+    /// The k2-adaptive spec string that pursues it.
+    pub fn scheduler(&self) -> String {
+        match self.o1 {
+            true => format!("k2-adaptive:objective=o1,alpha={}", self.pct),
+            false => format!("k2-adaptive:objective=o2,beta={}", self.pct),
+        }
+    }
+}
+
+/// The objectives of the cells: O1 then O2 at each of `PCTS`.
+pub fn objectives() -> Vec<Goal> {
+    [true, false]
+        .into_iter()
+        .flat_map(|o1| PCTS.iter().map(move |&pct| Goal { o1, pct }))
+        .collect()
 }
 
 pub fn points(plan: &Plan) -> Vec<CellPoint> {
@@ -37,9 +59,7 @@ pub fn points(plan: &Plan) -> Vec<CellPoint> {
             plan.partial_runtime_s
         };
         for op in OPS {
-            let adaptive = objectives()
-                .into_iter()
-                .map(|(_, t)| format!("k2-adaptive:{t}"));
+            let adaptive = objectives().into_iter().map(|g| g.scheduler());
             for scheduler in static_schedulers().into_iter().chain(adaptive) {
                 let bound = scheduler
                     .strip_prefix("k2:max_inflight=")
@@ -135,11 +155,11 @@ pub fn compare(rows: &[Row]) -> Vec<Comparison> {
             .iter()
             .filter_map(|&b| of(&format!("k2:max_inflight={b}")).map(|r| (b, r)))
             .collect();
-        for (label, tunables) in objectives() {
-            let Some(a) = of(&format!("k2-adaptive:{tunables}")) else {
+        for goal in objectives() {
+            let Some(a) = of(&goal.scheduler()) else {
                 continue;
             };
-            out.push(one(op, occ, &label, none, &statics, a));
+            out.push(one(op, occ, goal, none, &statics, a));
         }
     }
     out
@@ -148,13 +168,12 @@ pub fn compare(rows: &[Row]) -> Vec<Comparison> {
 fn one(
     op: &str,
     occ: &str,
-    label: &str,
+    goal: Goal,
     none: &Row,
     statics: &[(u32, &Row)],
     a: &Row,
 ) -> Comparison {
-    let pct: f64 = label[label.len() - 2..].parse().unwrap_or(50.0) / 100.0;
-    let o1 = label.starts_with("O1");
+    let (o1, pct) = (goal.o1, goal.pct as f64 / 100.0);
     let (limit, oracle) = if o1 {
         let limit = pct * none.rt_p999_us;
         let best = statics
@@ -187,7 +206,7 @@ fn one(
     Comparison {
         op: op.into(),
         occupancy: occ.into(),
-        objective: label.into(),
+        objective: goal.label(),
         limit,
         oracle_bound: oracle.map(|(b, _)| *b),
         oracle_rt_p999_us: oracle.map_or(f64::NAN, |(_, r)| r.rt_p999_us),
