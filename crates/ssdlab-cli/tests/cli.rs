@@ -752,9 +752,11 @@ fn reproduce_gc_ondemand_writes_its_tables() {
         "5000",
         "--write-volume",
         "0.05",
+        "--offered-mbs",
+        "40",
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("18 points (18 computed"), "{out}");
+    assert!(out.contains("18 runs (18 computed"), "{out}");
     let csv = std::fs::read_to_string(dir.join("results.csv")).unwrap();
     let header = csv.lines().next().unwrap();
     for col in [
@@ -770,12 +772,19 @@ fn reproduce_gc_ondemand_writes_its_tables() {
         "gc_invocations",
         "victims_ge70_invalid_pct",
         "victims_ge90_invalid_pct",
+        "load_mbs",
+        "served_mbs",
+        "bounded",
+        "read_wait_gc_copy_us",
+        "write_wait_gc_erase_us",
+        "headline",
     ] {
         assert!(header.split(',').any(|c| c == col), "{col} in {header}");
     }
     assert_eq!(csv.lines().count(), 19);
     let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(md.contains("BBGC / on-demand") && md.contains("synthetic stand-in"));
+    assert!(md.contains("Where host pages wait") && md.contains("stops being bounded"));
     let svg = std::fs::read_to_string(dir.join("fig-avg-write.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("on-demand"));
     let _ = std::fs::remove_dir_all(&dir);

@@ -203,9 +203,10 @@ fn every_gc_policy_collects() {
 }
 
 /// A closed loop of 16 writes and 4 reads, each re-issued as it completes,
-/// until 40,000 have completed; records the worst read latency.
+/// until `total` have completed; records the worst read latency.
 struct MixedLoad {
     span: u32,
+    total: u64,
     next_id: u64,
     submitted: std::collections::HashMap<u64, (Dir, u64)>,
     worst_read: u64,
@@ -245,35 +246,77 @@ impl Workload for MixedLoad {
             self.worst_read = self.worst_read.max(c.time - t0);
         }
         self.done += 1;
-        if self.done < 40_000 {
+        if self.done < self.total {
             self.submit(op, cx);
         }
     }
 
     fn is_done(&self) -> bool {
-        self.done >= 40_000 && self.submitted.is_empty()
+        self.done >= self.total && self.submitted.is_empty()
     }
 }
 
 /// Reads and writes at the same time on a full device, so GC runs; returns
 /// the worst read latency and the GC invocations.
 fn worst_read_during_gc(execution: ssdlab_sim::ssd::config::GcExecution) -> (u64, u64) {
+    let (worst, ssd, _) = mixed_load_on("eager70", execution, 1.0);
+    (worst, ssd.stats().ftl.gc_invocations)
+}
+
+/// The mixed closed loop on seed004 (64 blocks a plane) filled to `fill` of
+/// its logical space and addressed there, under a GC trigger and execution
+/// mode, with host waits accounted; returns the worst read latency, the
+/// device and the fewest free blocks any plane had at any event.
+fn mixed_load_on(
+    trigger: &str,
+    execution: ssdlab_sim::ssd::config::GcExecution,
+    fill: f64,
+) -> (u64, SimSsd, u32) {
+    let (worst, ssd, min_free, _) = mixed_load_watched(trigger, execution, fill);
+    (worst, ssd, min_free)
+}
+
+/// `mixed_load_on`, also returning when GC first ran (ns).
+fn mixed_load_watched(
+    trigger: &str,
+    execution: ssdlab_sim::ssd::config::GcExecution,
+    fill: f64,
+) -> (u64, SimSsd, u32, u64) {
     let mut cfg = SsdConfig::load("seed004").unwrap();
     cfg.gc.execution = execution;
     cfg.geometry.blocks_per_plane = 64;
+    if trigger != "eager70" {
+        cfg.gc.trigger = trigger.parse().unwrap();
+        cfg.gc.policy = "prioritized".parse().unwrap();
+        cfg.gc.enable_at_full = 0.70;
+    }
     let mut ssd = SimSsd::new(cfg, 3, true);
-    precondition(&mut ssd, &Precondition::full(), 3).unwrap();
+    precondition(&mut ssd, &Precondition::fill(fill), 3).unwrap();
+    ssd.account_waits();
     let mut load = MixedLoad {
-        span: ssd.layout().logical_pages,
+        span: (ssd.layout().logical_pages as f64 * fill) as u32,
+        // On a partly filled drive, enough writes to use up the free space
+        // twice over.
+        total: if fill < 1.0 { 200_000 } else { 40_000 },
         next_id: 0,
         submitted: Default::default(),
         worst_read: 0,
         done: 0,
     };
     let mut sim = Simulation::new(ssd, None, 0);
-    sim.run(&mut load, None);
+    let (mut min_free, mut first_gc) = (u32::MAX, u64::MAX);
+    let mut step = |now: u64, ssd: &SimSsd| {
+        for p in ssd.layout().all_planes() {
+            min_free = min_free.min(ssd.free_blocks(p));
+        }
+        if first_gc == u64::MAX && ssd.stats().ftl.gc_invocations > 0 {
+            first_gc = now;
+        }
+    };
+    sim.run(&mut load, Some(&mut step));
     sim.device().check_invariants().unwrap();
-    (load.worst_read, sim.device().stats().ftl.gc_invocations)
+    let ssd = sim.into_parts().0;
+    (load.worst_read, ssd, min_free, first_gc)
 }
 
 #[test]
@@ -285,4 +328,58 @@ fn plane_blocking_gc_holds_reads_block_blocking_lets_them_through() {
     // A PBGC job holds the die for all its page copies and the erase
     // (milliseconds); under BBGC a read waits for at most the copy in progress.
     assert!(pb > 5 * bb, "worst read: PBGC {pb} ns, BBGC {bb} ns");
+}
+
+#[test]
+fn host_waits_show_pbgc_reads_waiting_behind_whole_gc_jobs_and_bbgc_reads_between_copies() {
+    use ssdlab_sim::ssd::config::GcExecution;
+    let waits = |execution| {
+        let (_, ssd, _) = mixed_load_on("eager70", execution, 1.0);
+        ssd.host_waits().expect("accounted")
+    };
+    let (pb, bb) = (
+        waits(GcExecution::PlaneBlocking),
+        waits(GcExecution::BlockBlocking),
+    );
+    let per_read = |w: &ssdlab_sim::ssd::device::HostWaits, ns: u64| ns / w.read_pages.max(1);
+    assert!(
+        pb.read_pages > 1_000 && bb.read_pages > 1_000,
+        "{pb:?} {bb:?}"
+    );
+    // PBGC: a read that finds its die collecting waits for the rest of the
+    // job, its copies and its erase.
+    let pb_gc = per_read(&pb, pb.read.gc_copy + pb.read.gc_erase);
+    let bb_gc = per_read(&bb, bb.read.gc_copy + bb.read.gc_erase);
+    assert!(pb.read.gc_erase > 0, "{pb:?}");
+    assert!(
+        pb_gc > 5 * bb_gc.max(1),
+        "GC wait per read: PBGC {pb_gc} ns, BBGC {bb_gc} ns"
+    );
+    // BBGC: reads go between page copies, so a read waits for the copy in
+    // progress at most (one page read and program on seed004), never the erase.
+    let copy_step = 25_000 + 230_000 + 100;
+    assert!(bb_gc < copy_step, "GC wait per read under BBGC: {bb_gc} ns");
+    // Writes wait behind GC under both (GC goes before host programs).
+    assert!(pb.write.gc_copy > 0 && bb.write.gc_copy > 0);
+}
+
+#[test]
+fn on_demand_gc_defers_while_space_lasts_and_never_lets_a_plane_run_out() {
+    use ssdlab_sim::ssd::config::GcExecution;
+    // The data (65 % of the physical space) stays under the 70 % line where
+    // GC is enabled, as in the on-demand GC study; the writes use up the
+    // free space above it about twice over.
+    let fill = 0.65 / 0.93;
+    let run = |trigger| mixed_load_watched(trigger, GcExecution::BlockBlocking, fill);
+    let (_, eager, _, eager_first) = run("eager70");
+    let (_, od, od_min, od_first) = run("on-demand");
+    // It waits: the eager rule collects as soon as a plane is 70 % in use,
+    // on-demand only once the free space no longer covers its need…
+    assert!(eager.stats().ftl.gc_invocations > 0 && od.stats().ftl.gc_invocations > 0);
+    assert!(
+        od_first > eager_first,
+        "first GC: on-demand at {od_first} ns, eager at {eager_first} ns"
+    );
+    // …and still every plane keeps a free block at every event of the run.
+    assert!(od_min >= 1, "a plane ran out: {od_min} free blocks");
 }

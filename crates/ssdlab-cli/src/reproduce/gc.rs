@@ -16,9 +16,17 @@ pub(super) struct GcArgs {
     #[arg(long, default_value_t = 200_000,
           value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     requests: u64,
-    /// Offered load of every replay, MB/s (the time compression).
-    #[arg(long, default_value_t = 40.0)]
-    offered_mbs: f64,
+    /// The quick load sweep (the default): 20 to 1280 MB/s in steps of ×2,
+    /// each limit narrowed by one bisection step.
+    #[arg(long, conflicts_with_all = ["paper", "offered_mbs"])]
+    quick: bool,
+    /// The paper plan: 10 to 1280 MB/s in steps of ×1.41, three bisection
+    /// steps.
+    #[arg(long, conflicts_with = "offered_mbs")]
+    paper: bool,
+    /// No sweep: every replay at this load, MB/s (the time compression).
+    #[arg(long)]
+    offered_mbs: Option<f64>,
     /// Host writes per run, in multiples of the logical capacity.
     #[arg(long, default_value_t = 2.0)]
     write_volume: f64,
@@ -37,7 +45,7 @@ pub(super) struct GcArgs {
 }
 
 pub(super) fn run_gc(a: GcArgs) -> Result<(), InputError> {
-    use ssdlab_studies::gc_study::{self, GcStudyOptions};
+    use ssdlab_studies::gc_study::{self, GcStudyOptions, LoadPlan, TRACE_MBS};
     if a.jobs == 0 || a.requests == 0 {
         return Err(InputError::invalid(
             "--jobs/--requests",
@@ -45,12 +53,17 @@ pub(super) fn run_gc(a: GcArgs) -> Result<(), InputError> {
         ));
     }
     // A rate a drive can be offered: from 10 kB/s to 10 GB/s.
-    if !(0.01..=10_000.0).contains(&a.offered_mbs) {
+    if let Some(load) = a.offered_mbs.filter(|l| !(0.01..=10_000.0).contains(l)) {
         return Err(InputError::invalid(
             "--offered-mbs",
-            format!("{:?} is outside [0.01, 10000] MB/s", a.offered_mbs),
+            format!("{load:?} is outside [0.01, 10000] MB/s"),
         ));
     }
+    let plan = match (a.offered_mbs, a.paper) {
+        (Some(load), _) => LoadPlan::fixed(load),
+        (None, true) => LoadPlan::paper(),
+        (None, false) => LoadPlan::quick(),
+    };
     if !(a.write_volume > 0.0 && a.write_volume <= 100.0) {
         return Err(InputError::invalid(
             "--write-volume",
@@ -72,7 +85,7 @@ pub(super) fn run_gc(a: GcArgs) -> Result<(), InputError> {
         threads: a.jobs,
         seed: a.seed,
         requests: a.requests,
-        offered_mbs: a.offered_mbs,
+        offered_mbs: a.offered_mbs.unwrap_or(TRACE_MBS),
         write_volume: a.write_volume,
         footprint: a.footprint,
     };
@@ -81,25 +94,35 @@ pub(super) fn run_gc(a: GcArgs) -> Result<(), InputError> {
     }
     let bar = progress_bar("GC study");
     let progress = |done: usize, total: usize| bar.tick(done, total);
-    let (rows, computed) = gc_study::run(&opts, &progress)?;
+    let (sweep, computed) = gc_study::run(&opts, ssdlab_trace::PROFILES, &plan, &progress)?;
     bar.finish();
+    let loads = match a.offered_mbs {
+        Some(load) => format!("at {load} MB/s offered"),
+        None => format!(
+            "at loads from {:.0} MB/s upwards (×{:.2} a step, {} bisection steps at each limit), \
+             the headline at {:.0}% of each profile's bounded limit under its slowest scheme",
+            plan.ladder[0],
+            plan.ladder.get(1).map_or(1.0, |l| l / plan.ladder[0]),
+            plan.refine,
+            100.0 * gc_study::HEADLINE_SHARE
+        ),
+    };
     let preamble = format!(
         "Device `seed004` (the simulated SSD of Lee, Choi and Hong, Electronics 12(9):2142, 2023), GC enabled at 70% full, preconditioned to 60% of the physical space (`fill`); \
 each profile's synthetic trace ({} requests per pass, seed {}, addressing the first {:.0}% of the physical space) \
-replayed open loop at {} MB/s offered until the host has written {}× the logical capacity. Every profile is a **synthetic stand-in** for the paper's traces. \
+replayed open loop {loads} until the host has written {}× the logical capacity. Every profile is a **synthetic stand-in** for the paper's traces. \
 Schemes: PBGC = eager 70% trigger, greedy, plane-blocking; BBGC = the same, block-blocking; on-demand = \
 invalidation-rate trigger, prioritized victims, block-blocking (docs/model.md).\n",
         a.requests,
         a.seed,
         100.0 * a.footprint,
-        a.offered_mbs,
         a.write_volume
     );
-    let files = gc_study::write_report(&rows, &preamble, &a.out)?;
+    let files = gc_study::write_report(&sweep, &preamble, &a.out)?;
+    let runs = sweep.rows.len();
     println!(
-        "GC study: {} points ({computed} computed, {} from the cache) in {}",
-        rows.len(),
-        rows.len() - computed,
+        "GC study: {runs} runs ({computed} computed, {} from the cache) in {}",
+        runs - computed,
         a.out.display()
     );
     for f in files {

@@ -5,7 +5,7 @@ use crate::error::InputError;
 use crate::host::{BlockLayer, CpuPlan, GaugeSeries, HostConfig, HostCosts, HostCounters};
 use crate::kernel::Simulation;
 use crate::ssd::config::SsdConfig;
-use crate::ssd::device::{DeviceCounters, SimSsd};
+use crate::ssd::device::{DeviceCounters, HostWaits, SimSsd};
 use crate::ssd::ftl::FtlCounters;
 use crate::ssd::precondition::{precondition, PreconditionMode, PreconditionReport};
 use crate::workload::buffered::BufferedCounters;
@@ -49,6 +49,8 @@ pub struct RunResult {
     pub scheduler_gauges: GaugeSeries,
     pub sim_end_ns: Ns,
     pub events: u64,
+    /// Where host pages waited at the flash array (`PreparedRun::account_waits`).
+    pub host_waits: Option<HostWaits>,
 }
 
 /// A run with its device preconditioned and its jobs built, ready to go.
@@ -100,6 +102,13 @@ pub fn prepare_with_sources(
 }
 
 impl PreparedRun {
+    /// Accounts where host pages wait at the flash array during the run
+    /// (`RunResult::host_waits`); preconditioning is not counted.
+    pub fn account_waits(mut self) -> Self {
+        self.sim.device_mut().account_waits();
+        self
+    }
+
     /// Runs the jobs to their end. `progress` gets the fraction of the planned
     /// simulated time done.
     pub fn execute(self, progress: Option<&mut dyn FnMut(f64)>) -> Result<RunResult, InputError> {
@@ -153,6 +162,7 @@ impl PreparedRun {
             scheduler_gauges,
             sim_end_ns: end,
             events,
+            host_waits: dev.host_waits(),
             stats: stats_by_job,
             jobs,
         })

@@ -27,6 +27,7 @@ impl SimSsd {
                 logical_pages: self.layout.logical_pages,
             });
         }
+        self.advance_waits(now);
         self.clock = now;
         // The lookup comes at CmdReady; its cache miss can overlap the
         // events in between.
@@ -142,6 +143,7 @@ impl SimSsd {
 
     #[inline]
     pub(super) fn handle_event(&mut self, ev: DevEvent, now: Ns, q: &mut impl Timers<DevEvent>) {
+        self.advance_waits(now);
         self.clock = now;
         self.ftl.set_now(now);
         match ev {
@@ -249,6 +251,7 @@ impl SimSsd {
         let tx = ReadTx::new(ReadFor::Host(slot), lpa, ppa, &self.layout);
         let die = self.layout.die_of_plane(tx.plane);
         self.array.dies[die.index()].reads.push_back(tx);
+        self.count_waiting_page(false);
         self.wake_for_read(die, now, q);
     }
 

@@ -46,7 +46,10 @@ pub mod precondition;
 mod random_steady;
 mod read_ahead;
 mod reads;
+mod waits;
 mod writes;
+
+pub use waits::{HostWaits, WaitSplit};
 
 /// The device's own events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -103,4 +103,6 @@ pub(super) struct FlashArray {
 pub(super) struct Tally {
     pub(super) counters: super::DeviceCounters,
     pub(super) integrity_error: Option<String>,
+    /// Where host pages wait (`waits.rs`), when asked for.
+    pub(super) waits: Option<super::waits::WaitBook>,
 }

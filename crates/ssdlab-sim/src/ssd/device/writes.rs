@@ -40,6 +40,7 @@ impl SimSsd {
         q: &mut impl Timers<DevEvent>,
     ) {
         self.arm_gather(now, q);
+        self.count_waiting_page(true);
         let entry = (PageData::Host(lpa), now, deadline);
         match self.policies.allocation.target(lpa) {
             Target::Plane(plane) => {

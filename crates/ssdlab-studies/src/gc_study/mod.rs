@@ -9,9 +9,15 @@
 //! pressure: every profile offers the same MB/s), looping until the host has
 //! written `write_volume` × the logical capacity.
 
+mod load;
+mod report;
+#[cfg(test)]
+mod tests;
+
+pub use load::{headline_load, run, Headline, LoadPlan, SchemeLimit, Sweep, HEADLINE_SHARE};
+pub use report::write_report;
+
 use crate::cache::Cache;
-use crate::report::bar_svg::BarChart;
-use crate::report::{write_study, Figure, StudyReport};
 use crate::runner::{run_points, StudyPoint};
 use serde::{Deserialize, Serialize};
 use ssdlab_sim::error::InputError;
@@ -19,8 +25,7 @@ use ssdlab_sim::experiment::fio_run::{self, RunSetup};
 use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::config::{GcExecution, SsdConfig};
 use ssdlab_sim::workload::trace_replay::{replay_jobfile, ReplayOptions, TraceFeed};
-use ssdlab_trace::{write_trace, Format, Profile, ReadOptions, SynthOptions, PROFILES};
-use std::fmt::Write as _;
+use ssdlab_trace::{write_trace, Format, Profile, ReadOptions, SynthOptions};
 use std::path::{Path, PathBuf};
 
 pub const SCHEMES: [&str; 3] = ["PBGC", "BBGC", "on-demand"];
@@ -35,6 +40,7 @@ pub const PAPER_VICTIMS: [(&str, f64, f64); 6] = [
     ("sqlite", 92.712, 42.322),
 ];
 
+#[derive(Debug, Clone)]
 pub struct GcStudyOptions {
     pub out: PathBuf,
     pub threads: usize,
@@ -65,7 +71,35 @@ pub struct GcRow {
     pub gc_invocations: u64,
     pub victims_ge70_invalid_pct: f64,
     pub victims_ge90_invalid_pct: f64,
+    /// The load the replay was set to offer, MB/s.
+    pub load_mbs: f64,
+    /// What the trace offers (its bytes over its span), MB/s.
+    pub offered_mbs: f64,
+    /// What the drive served: the bytes over the job's run time, MB/s.
+    pub served_mbs: f64,
+    /// The drive kept up (served ≥ `BOUNDED_SHARE` of what was offered):
+    /// the queue stayed bounded.
+    pub bounded: bool,
+    /// Mean wait of a host page queued at its die, µs, by what the die was
+    /// doing: a GC job's copies, its erase, other host I/O, anything else.
+    pub read_wait_gc_copy_us: f64,
+    pub read_wait_gc_erase_us: f64,
+    pub read_wait_host_us: f64,
+    pub read_wait_other_us: f64,
+    pub write_wait_gc_copy_us: f64,
+    pub write_wait_gc_erase_us: f64,
+    pub write_wait_host_us: f64,
+    pub write_wait_other_us: f64,
+    /// The run is its profile's headline (set when the report is written).
+    #[serde(default)]
+    pub headline: bool,
 }
+
+/// The share of the offered bytes per second a drive must serve over a run
+/// for its queue to count as bounded: a queue that grows without bound
+/// leaves its backlog to drain after the last arrival, which stretches the
+/// run and lowers the served rate (docs/gc-study.md).
+pub const BOUNDED_SHARE: f64 = 0.98;
 
 /// The device of a scheme: seed004 with the scheme applied.
 pub fn scheme_preset(scheme: &str) -> Preset {
@@ -108,8 +142,13 @@ pub fn trace_span(opts: &GcStudyOptions) -> u64 {
     span / ssdlab_trace::synth::PAGE_BYTES * ssdlab_trace::synth::PAGE_BYTES
 }
 
+/// The load a profile's trace offers as written, MB/s; a replay at another
+/// load divides its inter-arrival times by `load / TRACE_MBS` (the time
+/// compression of the paper's replays).
+pub const TRACE_MBS: f64 = 40.0;
+
 /// Writes `profile`'s synthetic trace into `dir` (MQSim format), at the
-/// arrival rate that offers `opts.offered_mbs`. A trace is named by a hash
+/// arrival rate that offers `TRACE_MBS`. A trace is named by a hash
 /// of what generates it and written to a temporary file renamed when
 /// complete, so one that exists is whole and is reused.
 pub fn write_profile_trace(
@@ -123,7 +162,7 @@ pub fn write_profile_trace(
     crate::cache::remove_stale_temporaries(dir);
     let p = profile;
     let avg_kb = p.read_pct / 100.0 * p.avg_read_kb + (1.0 - p.read_pct / 100.0) * p.avg_write_kb;
-    let iops = opts.offered_mbs * 1e6 / (avg_kb * 1024.0);
+    let iops = TRACE_MBS * 1e6 / (avg_kb * 1024.0);
     let profile = Profile { iops, ..*p };
     let so = SynthOptions {
         requests: opts.requests,
@@ -162,34 +201,61 @@ pub fn write_profile_trace(
     Ok(path)
 }
 
-/// Runs the study: every (profile, scheme) point not yet in the cache
-/// (`out/cache`). Returns the rows and how many were computed.
-pub fn run(
+/// One run of the study: a profile (an index into `profiles`) under a
+/// scheme at an offered load (MB/s).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cell {
+    pub profile: usize,
+    pub scheme: &'static str,
+    pub load_mbs: f64,
+}
+
+/// Runs `cells` of `profiles` (their traces in `traces`), each taken from
+/// the cache (`out/cache`) when it was run before. Returns the rows in the
+/// cells' order and how many were computed.
+pub fn run_cells(
     opts: &GcStudyOptions,
+    profiles: &[Profile],
+    traces: &[PathBuf],
+    cells: &[Cell],
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<(Vec<GcRow>, usize), InputError> {
-    let traces = PROFILES
+    let points: Vec<StudyPoint<'_, GcRow>> = cells
         .iter()
-        .map(|p| write_profile_trace(p, opts, &opts.out.join("traces")))
-        .collect::<Result<Vec<_>, _>>()?;
-    let points: Vec<StudyPoint<'_, GcRow>> = (0..PROFILES.len())
-        .flat_map(|i| SCHEMES.iter().map(move |&scheme| (i, scheme)))
-        .map(|(i, scheme)| {
-            let (profile, trace) = (&PROFILES[i], &traces[i]);
+        .map(|c| {
+            let (profile, trace) = (&profiles[c.profile], &traces[c.profile]);
+            let at = GcStudyOptions {
+                offered_mbs: c.load_mbs,
+                ..opts.clone()
+            };
             StudyPoint {
-                config: point_config(profile, scheme, opts),
-                cost: 1,
-                compute: Box::new(move || run_one(profile.name, scheme, trace, opts)),
+                config: point_config(profile, c.scheme, &at),
+                // Heavier loads queue more: they take longer to simulate.
+                cost: c.load_mbs.round() as u64,
+                compute: Box::new(move || run_one(profile.name, c.scheme, trace, &at)),
             }
         })
         .collect();
     run_points(&points, &opts.out.join("cache"), opts.threads, progress)
 }
 
+/// Writes every profile's trace into `out/traces`.
+pub fn write_traces(
+    opts: &GcStudyOptions,
+    profiles: &[Profile],
+) -> Result<Vec<PathBuf>, InputError> {
+    profiles
+        .iter()
+        .map(|p| write_profile_trace(p, opts, &opts.out.join("traces")))
+        .collect()
+}
+
 /// Everything that decides a point's result (the cache key's input).
 pub fn point_config(profile: &Profile, scheme: &str, opts: &GcStudyOptions) -> serde_json::Value {
     serde_json::json!({
         "study": "gc-ondemand",
+        // Rows with the load, the served rate and the waits.
+        "row": 2,
         "ssdlab": env!("CARGO_PKG_VERSION"),
         "device": scheme_preset(scheme).device,
         "host": scheme_preset(scheme).host,
@@ -225,7 +291,7 @@ pub fn run_one(
         path: trace.to_path_buf(),
         format: Format::Mqsim,
         read: ReadOptions::default(),
-        time_scale: 1.0,
+        time_scale: opts.offered_mbs / TRACE_MBS,
         open_loop: true,
         loop_until_write_bytes: Some((opts.write_volume * logical as f64) as u64),
         device_bytes: logical,
@@ -239,6 +305,7 @@ pub fn run_one(
         None,
     );
     let res = fio_run::prepare_with_sources(&jobfile, &setup, vec![Some(Box::new(feed))])?
+        .account_waits()
         .execute(None)?;
     let r = &res.stats[0].report;
     let ms = |ns: f64| ns / 1e6;
@@ -250,6 +317,10 @@ pub fn run_one(
             .first()
             .map_or(0.0, |p| p.1 as f64)
     };
+    let runtime_ns = r.read.runtime_ns.max(r.write.runtime_ns).max(1);
+    let served_mbs = (r.read.io_bytes + r.write.io_bytes) as f64 * 1e3 / runtime_ns as f64;
+    let offered_mbs = trace_rate_mbs(trace, opts.offered_mbs / TRACE_MBS)?;
+    let waits = mean_waits(res.host_waits);
     let f = &res.ftl;
     let share = |n: u64| {
         if f.gc_invocations == 0 {
@@ -271,142 +342,56 @@ pub fn run_one(
         gc_invocations: f.gc_invocations,
         victims_ge70_invalid_pct: share(f.victims_ge70_invalid),
         victims_ge90_invalid_pct: share(f.victims_ge90_invalid),
+        load_mbs: opts.offered_mbs,
+        offered_mbs,
+        served_mbs,
+        bounded: served_mbs >= BOUNDED_SHARE * offered_mbs,
+        read_wait_gc_copy_us: waits.0[0],
+        read_wait_gc_erase_us: waits.0[1],
+        read_wait_host_us: waits.0[2],
+        read_wait_other_us: waits.0[3],
+        write_wait_gc_copy_us: waits.1[0],
+        write_wait_gc_erase_us: waits.1[1],
+        write_wait_host_us: waits.1[2],
+        write_wait_other_us: waits.1[3],
+        headline: false,
     })
 }
 
-/// Writes the study's report into `out`: results.csv, report.md, one SVG
-/// figure per metric and report.html. Returns every file written.
-pub fn write_report(
-    rows: &[GcRow],
-    preamble: &str,
-    out: &Path,
-) -> Result<Vec<PathBuf>, InputError> {
-    let io = |e: std::io::Error| InputError::invalid(out.display().to_string(), e.to_string());
-    std::fs::create_dir_all(out).map_err(io)?;
-    let figures = write_figures(rows, out).map_err(io)?;
-    let body = tables_markdown(rows);
-    write_study(
-        out,
-        rows,
-        &StudyReport::from_markdown(
-            "On-demand GC with prioritized victims — ssdlab",
-            TITLE,
-            preamble,
-            &body,
-            figures,
-        ),
+/// What a trace offers when replayed at `time_scale`: its bytes over its
+/// span, MB/s.
+fn trace_rate_mbs(trace: &Path, time_scale: f64) -> Result<f64, InputError> {
+    let err = |e: String| InputError::invalid(trace.display().to_string(), e);
+    let reader = ssdlab_trace::open(trace, Format::Mqsim, ReadOptions::default())
+        .map_err(|e| err(e.to_string()))?;
+    let (mut bytes, mut first, mut last) = (0u64, u64::MAX, 0u64);
+    for rec in reader {
+        let rec = rec.map_err(|e| err(e.to_string()))?;
+        bytes += rec.len as u64;
+        first = first.min(rec.time_ns);
+        last = last.max(rec.time_ns);
+    }
+    let span_ns = last.saturating_sub(first).max(1) as f64 / time_scale;
+    Ok(bytes as f64 * 1e3 / span_ns)
+}
+
+/// Mean wait per host page at its die, µs, for reads and writes: GC
+/// copies, GC erase, other host I/O, anything else.
+fn mean_waits(w: Option<ssdlab_sim::ssd::device::HostWaits>) -> ([f64; 4], [f64; 4]) {
+    let Some(w) = w else {
+        return ([0.0; 4], [0.0; 4]);
+    };
+    let per_page = |s: &ssdlab_sim::ssd::device::WaitSplit, pages: u64| {
+        let us = |ns: u64| ns as f64 / 1e3 / pages.max(1) as f64;
+        [
+            us(s.gc_copy),
+            us(s.gc_erase),
+            us(s.host_read + s.host_program),
+            us(s.other),
+        ]
+    };
+    (
+        per_page(&w.read, w.read_pages),
+        per_page(&w.write, w.write_pages),
     )
-}
-
-const TITLE: &str =
-    "# On-demand GC with prioritized victims (Lee, Choi, Hong 2023), reproduced by ssdlab";
-
-/// One SVG figure per metric (profiles × schemes, log scale) in `dir`.
-fn write_figures(rows: &[GcRow], dir: &Path) -> std::io::Result<Vec<Figure>> {
-    let mut figures = Vec::new();
-    for (i, (title, f)) in metrics().iter().enumerate() {
-        let cats: Vec<&str> = PROFILES.iter().map(|p| p.name).collect();
-        let chart = BarChart {
-            title,
-            y_label: title,
-            categories: cats.iter().map(|c| format!("{c}*")).collect(),
-            series: SCHEMES.iter().map(|s| s.to_string()).collect(),
-            values: cats
-                .iter()
-                .map(|c| {
-                    SCHEMES
-                        .iter()
-                        .map(|s| {
-                            rows.iter()
-                                .find(|r| r.profile == *c && r.scheme == *s)
-                                .map_or(0.0, f)
-                        })
-                        .collect()
-                })
-                .collect(),
-        };
-        let id = format!("fig-{}", FIGURE_NAMES[i]);
-        let svg = dir.join(format!("{id}.svg"));
-        std::fs::write(&svg, chart.to_svg())?;
-        figures.push(Figure {
-            id,
-            svg,
-            png: None,
-            title: title.to_string(),
-            legend: "Bars: one per GC scheme, log scale; * marks a synthetic stand-in profile."
-                .into(),
-        });
-    }
-    Ok(figures)
-}
-
-const FIGURE_NAMES: [&str; 7] = [
-    "avg-read",
-    "max-read",
-    "avg-write",
-    "max-write",
-    "p999-read",
-    "p999-write",
-    "waf",
-];
-
-fn metrics() -> [Metric; 7] {
-    [
-        ("Average read latency (ms)", |r| r.avg_read_ms),
-        ("Maximum read latency (ms)", |r| r.max_read_ms),
-        ("Average write latency (ms)", |r| r.avg_write_ms),
-        ("Maximum write latency (ms)", |r| r.max_write_ms),
-        ("p99.9 read latency (ms)", |r| r.p999_read_ms),
-        ("p99.9 write latency (ms)", |r| r.p999_write_ms),
-        ("Write amplification", |r| r.waf),
-    ]
-}
-
-/// A reported metric: its title and how to read it from a row.
-type Metric = (&'static str, fn(&GcRow) -> f64);
-
-/// report.md's tables: one per metric (profiles × schemes, with the
-/// improvement ratio of on-demand over BBGC), then victim invalidity next to
-/// the paper's.
-fn tables_markdown(rows: &[GcRow]) -> String {
-    let mut out = String::new();
-    for (title, f) in metrics() {
-        let _ = writeln!(out, "\n## {title}\n\n| profile (synthetic stand-in) | PBGC | BBGC | on-demand | BBGC / on-demand |\n|---|---|---|---|---|");
-        for p in PROFILES {
-            let get = |s: &str| {
-                rows.iter()
-                    .find(|r| r.profile == p.name && r.scheme == s)
-                    .map(f)
-            };
-            let (Some(pb), Some(bb), Some(od)) = (get("PBGC"), get("BBGC"), get("on-demand"))
-            else {
-                continue;
-            };
-            let ratio = if od > 0.0 {
-                format!("{:.2}×", bb / od)
-            } else {
-                "–".into()
-            };
-            let _ = writeln!(
-                out,
-                "| {} | {pb:.3} | {bb:.3} | {od:.3} | {ratio} |",
-                p.name
-            );
-        }
-    }
-    out.push_str("\n## GC victims and their invalid pages\n\n| profile | scheme | GC invocations | ≥70% invalid | paper ≥70% | ≥90% invalid | paper ≥90% |\n|---|---|---|---|---|---|---|\n");
-    for r in rows {
-        let paper = PAPER_VICTIMS.iter().find(|(n, _, _)| *n == r.profile);
-        let (p70, p90) = paper.map_or((0.0, 0.0), |&(_, a, b)| (a, b));
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {:.1}% | {p70:.1}% | {:.1}% | {p90:.1}% |",
-            r.profile,
-            r.scheme,
-            r.gc_invocations,
-            r.victims_ge70_invalid_pct,
-            r.victims_ge90_invalid_pct
-        );
-    }
-    out
 }
