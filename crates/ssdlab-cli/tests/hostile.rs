@@ -442,6 +442,8 @@ fn gc_study_resumes_from_its_cache() {
         "1000",
         "--write-volume",
         "0.02",
+        "--offered-mbs",
+        "40",
         "--out",
         out.to_str().unwrap(),
     ];
