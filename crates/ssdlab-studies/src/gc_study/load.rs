@@ -156,28 +156,37 @@ pub fn run(
         });
         run(cells, &mut state)?;
     }
-    let headline_mbs: Vec<Option<f64>> = state
-        .limits
-        .iter()
-        .map(|l| match plan.headline {
-            Headline::ShareOfSlowest(share) => headline_load(l, share),
-            Headline::Load(load) => Some(load),
-        })
-        .collect();
-    let cells = headline_mbs
-        .iter()
-        .enumerate()
-        .filter_map(|(p, load)| Some((p, (*load)?)))
-        .flat_map(|(profile, load_mbs)| {
-            SCHEMES.map(|scheme| Cell {
-                profile,
-                scheme,
-                load_mbs,
+    // A headline run that did not keep up lowers its scheme's limit, and
+    // with it the headline: run again until the headline stands (each
+    // round lowers it, so a few rounds suffice).
+    let mut headline_mbs = Vec::new();
+    for _ in 0..MAX_HEADLINE_ROUNDS {
+        headline_mbs = state
+            .limits
+            .iter()
+            .map(|l| match plan.headline {
+                Headline::ShareOfSlowest(share) => headline_load(l, share),
+                Headline::Load(load) => Some(load),
             })
-        })
-        .filter(|c| !state.has(profiles, c))
-        .collect();
-    run(cells, &mut state)?;
+            .collect();
+        let cells: Vec<Cell> = headline_mbs
+            .iter()
+            .enumerate()
+            .filter_map(|(p, load)| Some((p, (*load)?)))
+            .flat_map(|(profile, load_mbs)| {
+                SCHEMES.map(|scheme| Cell {
+                    profile,
+                    scheme,
+                    load_mbs,
+                })
+            })
+            .filter(|c| !state.has(profiles, c))
+            .collect();
+        if cells.is_empty() {
+            break;
+        }
+        run(cells, &mut state)?;
+    }
     let sweep = Sweep {
         profiles: profiles.to_vec(),
         rows: state.rows,
@@ -187,6 +196,9 @@ pub fn run(
     };
     Ok((sweep, state.computed))
 }
+
+/// Headline rounds at most (each lowers a headline that did not keep up).
+const MAX_HEADLINE_ROUNDS: usize = 4;
 
 /// The sweep so far.
 struct Climb {
@@ -230,23 +242,33 @@ impl Climb {
         cells
     }
 
+    /// Adds a run and recomputes its scheme's limit from all its runs: the
+    /// lowest load it did not keep up with, and the highest it kept up with
+    /// below that (near its limit a queue may keep up at one load and not
+    /// at a lower one; the limit is where it first fails).
     fn record(&mut self, cell: &Cell, row: &GcRow) {
         let s = SCHEMES
             .iter()
             .position(|&x| x == cell.scheme)
             .expect("a scheme");
-        let l = &mut self.limits[cell.profile][s];
-        if row.bounded {
-            l.bounded_mbs = Some(
-                l.bounded_mbs
-                    .map_or(cell.load_mbs, |b| b.max(cell.load_mbs)),
-            );
-        } else {
-            l.unbounded_mbs = Some(
-                l.unbounded_mbs
-                    .map_or(cell.load_mbs, |u| u.min(cell.load_mbs)),
-            );
-        }
+        let runs = self
+            .rows
+            .iter()
+            .chain(std::iter::once(row))
+            .filter(|r| r.profile == row.profile && r.scheme == row.scheme);
+        let unbounded = runs
+            .clone()
+            .filter(|r| !r.bounded)
+            .map(|r| r.load_mbs)
+            .reduce(f64::min);
+        let bounded = runs
+            .filter(|r| r.bounded && unbounded.is_none_or(|u| r.load_mbs < u))
+            .map(|r| r.load_mbs)
+            .reduce(f64::max);
+        self.limits[cell.profile][s] = SchemeLimit {
+            bounded_mbs: bounded,
+            unbounded_mbs: unbounded,
+        };
     }
 
     fn has(&self, profiles: &[Profile], c: &Cell) -> bool {
