@@ -279,16 +279,13 @@ fn write_figures(rows: &[StbRow], dir: &Path) -> std::io::Result<Vec<Figure>> {
                 })
                 .collect(),
         };
-        let id = format!("fig-{name}");
-        let svg = dir.join(format!("{id}.svg"));
-        std::fs::write(&svg, chart.to_svg())?;
-        figures.push(Figure {
-            id,
-            svg,
-            png: None,
-            title: title.to_string(),
-            legend: "Bars: one per I/O scheduler, log scale.".into(),
-        });
+        figures.push(Figure::write_svg(
+            dir,
+            format!("fig-{name}"),
+            &chart.to_svg(),
+            title.to_string(),
+            "Bars: one per I/O scheduler, log scale.",
+        )?);
     }
     Ok(figures)
 }

@@ -188,17 +188,13 @@ fn sweep_figures(sweep: &Sweep, dir: &Path) -> std::io::Result<Vec<Figure>> {
                 series,
                 y_range: None,
             };
-            let id = format!("fig-sweep-{}-{name}", p.name);
-            let svg = dir.join(format!("{id}.svg"));
-            std::fs::write(&svg, chart.to_svg())?;
-            figures.push(Figure {
-                id,
-                svg,
-                png: None,
+            figures.push(Figure::write_svg(
+                dir,
+                format!("fig-sweep-{}-{name}", p.name),
+                &chart.to_svg(),
                 title,
-                legend: "Runs whose queue stayed bounded; * marks a synthetic stand-in profile."
-                    .into(),
-            });
+                "Runs whose queue stayed bounded; * marks a synthetic stand-in profile.",
+            )?);
         }
     }
     Ok(figures)
@@ -282,17 +278,13 @@ fn headline_figures(
                 })
                 .collect(),
         };
-        let id = format!("fig-{}", FIGURE_NAMES[i]);
-        let svg = dir.join(format!("{id}.svg"));
-        std::fs::write(&svg, chart.to_svg())?;
-        figures.push(Figure {
-            id,
-            svg,
-            png: None,
-            title: title.to_string(),
-            legend: "Bars: one per GC scheme, log scale; * marks a synthetic stand-in profile."
-                .into(),
-        });
+        figures.push(Figure::write_svg(
+            dir,
+            format!("fig-{}", FIGURE_NAMES[i]),
+            &chart.to_svg(),
+            title.to_string(),
+            "Bars: one per GC scheme, log scale; * marks a synthetic stand-in profile.",
+        )?);
     }
     Ok(figures)
 }

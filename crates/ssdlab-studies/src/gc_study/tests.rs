@@ -37,19 +37,24 @@ const MADE_UP: Profile = Profile {
     iops: 1_000.0,
 };
 
-#[test]
-fn the_rule_puts_a_made_up_profiles_headline_inside_its_bounded_range() {
-    let out = std::env::temp_dir().join(format!("ssdlab-gc-rule-{}", std::process::id()));
+/// Short runs of the study into a fresh directory named for the test.
+fn small_study(name: &str) -> GcStudyOptions {
+    let out = std::env::temp_dir().join(format!("ssdlab-gc-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
-    let opts = GcStudyOptions {
-        out: out.clone(),
+    GcStudyOptions {
+        out,
         threads: 2,
         seed: 3,
         requests: 4_000,
         offered_mbs: TRACE_MBS,
         write_volume: 0.05,
         footprint: 0.65,
-    };
+    }
+}
+
+#[test]
+fn the_rule_puts_a_made_up_profiles_headline_inside_its_bounded_range() {
+    let opts = small_study("rule");
     let plan = LoadPlan::geometric(50.0, 2.0, 8, 1);
     let (sweep, computed) = load::run(&opts, &[MADE_UP], &plan, &|_, _| {}).unwrap();
     assert_eq!(computed, sweep.rows.len(), "a fresh cache");
@@ -79,22 +84,12 @@ fn the_rule_puts_a_made_up_profiles_headline_inside_its_bounded_range() {
     let (again, recomputed) = load::run(&opts, &[MADE_UP], &plan, &|_, _| {}).unwrap();
     assert_eq!(recomputed, 0);
     assert_eq!(again.rows, sweep.rows);
-    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(&opts.out);
 }
 
 #[test]
 fn an_overloaded_replay_is_marked_unbounded_and_a_light_one_bounded() {
-    let out = std::env::temp_dir().join(format!("ssdlab-gc-bound-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
-    let opts = GcStudyOptions {
-        out: out.clone(),
-        threads: 2,
-        seed: 3,
-        requests: 4_000,
-        offered_mbs: TRACE_MBS,
-        write_volume: 0.05,
-        footprint: 0.65,
-    };
+    let opts = small_study("bound");
     let traces = write_traces(&opts, &[MADE_UP]).unwrap();
     let cell = |load_mbs| Cell {
         profile: 0,
@@ -119,5 +114,5 @@ fn an_overloaded_replay_is_marked_unbounded_and_a_light_one_bounded() {
     );
     // The waits were accounted: writes queued at their dies.
     assert!(rows[1].write_wait_host_us > 0.0, "{:?}", rows[1]);
-    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(&opts.out);
 }

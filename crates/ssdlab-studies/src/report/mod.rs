@@ -31,6 +31,27 @@ pub struct Figure {
     pub legend: String,
 }
 
+impl Figure {
+    /// Writes `svg_text` to `dir/ID.svg` and returns the figure (no PNG).
+    pub fn write_svg(
+        dir: &Path,
+        id: String,
+        svg_text: &str,
+        title: String,
+        legend: &str,
+    ) -> std::io::Result<Figure> {
+        let svg = dir.join(format!("{id}.svg"));
+        std::fs::write(&svg, svg_text)?;
+        Ok(Figure {
+            id,
+            svg,
+            png: None,
+            title,
+            legend: legend.into(),
+        })
+    }
+}
+
 /// What a study reports.
 pub struct StudyReport<'a> {
     /// The page title of report.html.
