@@ -143,17 +143,16 @@ pub fn run(
         Ok(())
     };
     for &load in &plan.ladder {
-        let cells = state.open_cells(profiles.len(), |_, _| Some(load));
+        // The ladder's load, for each scheme still climbing.
+        let cells = state.next_cells(|l| l.unbounded_mbs.is_none().then_some(load));
         if cells.is_empty() {
             break;
         }
         run(cells, &mut state)?;
     }
     for _ in 0..plan.refine {
-        let cells = state.open_cells(profiles.len(), |limits, s| {
-            let l = limits[s];
-            Some((l.bounded_mbs? * l.unbounded_mbs?).sqrt())
-        });
+        // A geometric midpoint, where both ends of a limit are known.
+        let cells = state.next_cells(|l| Some((l.bounded_mbs? * l.unbounded_mbs?).sqrt()));
         run(cells, &mut state)?;
     }
     // A headline run that did not keep up lowers its scheme's limit, and
@@ -208,31 +207,15 @@ struct Climb {
 }
 
 impl Climb {
-    /// The cells to run next: for each profile and scheme, the load `next`
-    /// gives (given its limits), skipping schemes whose climb has ended.
-    /// Climbing (no unbounded load yet) continues only while some scheme of
-    /// the profile climbs; a refinement asks only where both ends are known.
-    fn open_cells(
-        &self,
-        profiles: usize,
-        next: impl Fn(&[SchemeLimit; 3], usize) -> Option<f64>,
-    ) -> Vec<Cell> {
+    /// The cells to run next: for each profile and scheme, the load
+    /// `load_of` gives from the scheme's limit so far (None: none).
+    fn next_cells(&self, load_of: impl Fn(&SchemeLimit) -> Option<f64>) -> Vec<Cell> {
         let mut cells = Vec::new();
-        for p in 0..profiles {
-            for (s, &scheme) in SCHEMES.iter().enumerate() {
-                let climbing = self.limits[p][s].unbounded_mbs.is_none();
-                let refining = self.limits[p][s].bounded_mbs.is_some() && !climbing;
-                let asked = next(&self.limits[p], s);
-                let wanted = match asked {
-                    // The ladder's load: for a scheme still climbing.
-                    Some(load) if climbing => Some(load),
-                    // A midpoint: only between two known ends.
-                    Some(load) if refining => Some(load),
-                    _ => None,
-                };
-                if let Some(load_mbs) = wanted {
+        for (profile, limits) in self.limits.iter().enumerate() {
+            for (limit, &scheme) in limits.iter().zip(SCHEMES.iter()) {
+                if let Some(load_mbs) = load_of(limit) {
                     cells.push(Cell {
-                        profile: p,
+                        profile,
                         scheme,
                         load_mbs,
                     });
