@@ -7,6 +7,7 @@ pub mod bench;
 pub mod cache;
 pub mod calibrate;
 pub mod datasheet;
+pub mod findings;
 pub mod gc_fit;
 pub mod gc_study;
 pub mod k2;

@@ -11,10 +11,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use ssdlab_studies::findings::Finding;
 use ssdlab_studies::k2::figures::write_figures;
 use ssdlab_studies::k2::report;
 use ssdlab_studies::k2::results::{PointRow, BOUNDS};
 use ssdlab_studies::report::html::{markdown_html, table_html, write_html};
+use ssdlab_studies::report::index::{write_index, StudyEntry};
 
 const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1a, b'\n'];
 
@@ -264,4 +266,93 @@ fn report_renders_without_overflow_or_raw_markdown() {
     } else {
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// Two made-up studies, one with a finding whose text is long and holds a
+/// pipe and backticks.
+fn index_entries() -> Vec<StudyEntry> {
+    let long = "a finding whose description runs on and on | with a pipe and `code` ".repeat(6);
+    vec![
+        StudyEntry {
+            name: "k2".into(),
+            title: "K2 queue-length bound".into(),
+            paper: "Park and Lee, 2021".into(),
+            findings: vec![
+                Finding::new("RT p99.9, none → K2-1", "3251 → 217 µs (15.0×)")
+                    .measured("3000 → 250 µs (12.0×)", true),
+                Finding::new(long, "up to 1.30×").measured("1.05×", false),
+            ],
+        },
+        StudyEntry {
+            name: "stb".into(),
+            title: "Selective time-out bundling".into(),
+            paper: "Kang, Park and Yoo, 2011".into(),
+            findings: vec![Finding::new("STB fastest", "up to 1.30×").measured("1.22×", true)],
+        },
+    ]
+}
+
+#[test]
+fn the_index_leads_to_every_report_and_renders_without_overflow() {
+    // Its own directory: the other test clears scratch_dir() as it runs.
+    let dir = std::env::temp_dir().join(format!("ssdlab-html-index-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let files =
+        write_index(&dir, "each on its quick plan, seed 1", &index_entries()).expect("index");
+    assert_eq!(files.len(), 2);
+    let md = std::fs::read_to_string(dir.join("index.md")).unwrap();
+    // The glance table: one row per study, its tally and what differs.
+    assert!(md.contains("| [K2 queue-length bound](k2/report.html) | Park and Lee, 2021 | 1 of 2 agree | a finding whose"), "{md}");
+    assert!(md.contains("| [Selective time-out bundling](stb/report.html) | Kang, Park and Yoo, 2011 | 1 of 1 agree | – |"), "{md}");
+    // Each study's rows are its report's rows.
+    for e in index_entries() {
+        let section = ssdlab_studies::findings::markdown(&e.findings);
+        let table = &section[section.find("| finding |").unwrap()..];
+        assert!(md.contains(table), "{table}");
+    }
+    let page = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(
+        page.contains("<a href=\"k2/report.html\">")
+            && page.contains("<a href=\"stb/report.html\">")
+    );
+
+    let Some(exe) = find_browser() else {
+        println!("skipped: no chromium");
+        return;
+    };
+    let probed = dir.join("index-probe.html");
+    std::fs::write(
+        &probed,
+        page.replace("\n</body>", &format!("\n{PROBE}</body>")),
+    )
+    .unwrap();
+    let url = format!("file://{}", probed.display());
+    for width in [1300, 800] {
+        let dom = run_limited(
+            browser(&exe, &dir, &format!("index-{width}"), width)
+                .arg("--dump-dom")
+                .arg(&url),
+            Duration::from_secs(180),
+        )
+        .expect("--dump-dom failed");
+        let dom = String::from_utf8_lossy(&dom);
+        let tag_start = dom.find("<html").expect("an <html> element in the DOM");
+        let html_tag = &dom[tag_start..tag_start + dom[tag_start..].find('>').unwrap_or(0)];
+        assert_eq!(
+            attribute(html_tag, "data-overflow"),
+            Some("no"),
+            "sideways scroll at {width} px"
+        );
+        assert_eq!(
+            attribute(html_tag, "data-backticks"),
+            Some("0"),
+            "raw backticks at {width} px"
+        );
+        assert_eq!(
+            dom.matches("href=\"k2/report.html\"").count(),
+            2,
+            "glance row and section link"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -44,7 +44,7 @@ pub(super) struct GcArgs {
     profiles: Vec<String>,
 }
 
-pub(super) fn run_gc(a: GcArgs) -> Result<(), InputError> {
+pub(super) fn run_gc(a: GcArgs) -> Result<Vec<ssdlab_studies::findings::Finding>, InputError> {
     use ssdlab_studies::gc_study::{self, GcStudyOptions, LoadPlan, TRACE_MBS};
     if a.jobs == 0 || a.requests == 0 {
         return Err(InputError::invalid(
@@ -90,7 +90,8 @@ pub(super) fn run_gc(a: GcArgs) -> Result<(), InputError> {
         footprint: a.footprint,
     };
     if a.fit {
-        return fit_gc_profiles(&opts, &fit_profiles(&a.profiles)?);
+        fit_gc_profiles(&opts, &fit_profiles(&a.profiles)?)?;
+        return Ok(Vec::new());
     }
     let bar = progress_bar("GC study");
     let progress = |done: usize, total: usize| bar.tick(done, total);
@@ -128,7 +129,7 @@ invalidation-rate trigger, prioritized victims, block-blocking (docs/model.md).\
     for f in files {
         println!("  {}", f.display());
     }
-    Ok(())
+    Ok(gc_study::findings::findings(&sweep))
 }
 
 /// The profiles `--profile` names (all when none), or an error naming the

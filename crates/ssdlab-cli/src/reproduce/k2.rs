@@ -160,7 +160,7 @@ pub(super) fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
     Ok(())
 }
 
-pub(super) fn run_k2(a: K2Args) -> Result<(), InputError> {
+pub(super) fn run_k2(a: K2Args) -> Result<Vec<ssdlab_studies::findings::Finding>, InputError> {
     a.common.check()?;
     // --quick is the default; clap rejects it together with --paper.
     let base = if a.paper && !a.quick {
@@ -200,5 +200,5 @@ pub(super) fn run_k2(a: K2Args) -> Result<(), InputError> {
     for f in &out.files {
         println!("  {}", f.display());
     }
-    Ok(())
+    Ok(out.findings)
 }

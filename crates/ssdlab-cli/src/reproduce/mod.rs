@@ -2,6 +2,7 @@
 //! driver live in a file of their own; what the study commands share
 //! (`--jobs`, the points bar) is in `crate::plumbing`.
 
+mod all;
 mod gc;
 mod k2;
 mod k2_adaptive;
@@ -41,15 +42,20 @@ enum Study {
     /// processes under noop, deadline, IRBW-FIFO, IRBW-FIFO-RP and STB, on a
     /// SATA-era MLC SSD with a hybrid log-block FTL and with page mapping.
     Stb(stb::StbArgs),
+    /// The four seed studies (K2 with both occupancies, gc-ondemand,
+    /// rt-flash, stb), each in OUT/NAME, and OUT/index.html: per study, the
+    /// paper's findings ssdlab agrees with and where it differs.
+    All(all::AllArgs),
 }
 
 pub fn run(a: Args) -> Result<(), InputError> {
     match a.study {
-        Study::K2(a) => k2::run_k2(a),
+        Study::K2(a) => k2::run_k2(a).map(drop),
         Study::K2Rtss(a) => k2::run_rtss(a),
         Study::K2Adaptive(a) => k2_adaptive::run(a),
-        Study::GcOndemand(a) => gc::run_gc(a),
-        Study::RtFlash(a) => rtflash::run(a),
-        Study::Stb(a) => stb::run(a),
+        Study::GcOndemand(a) => gc::run_gc(a).map(drop),
+        Study::RtFlash(a) => rtflash::run(a).map(drop),
+        Study::Stb(a) => stb::run(a).map(drop),
+        Study::All(a) => all::run(a),
     }
 }

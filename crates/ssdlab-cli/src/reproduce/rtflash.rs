@@ -37,7 +37,7 @@ pub struct RtFlashArgs {
     seconds: Option<u64>,
 }
 
-pub fn run(a: RtFlashArgs) -> Result<(), InputError> {
+pub fn run(a: RtFlashArgs) -> Result<Vec<ssdlab_studies::findings::Finding>, InputError> {
     if a.jobs == 0 {
         return Err(InputError::invalid("--jobs", "must be at least 1"));
     }
@@ -102,5 +102,5 @@ sets × {} s per approach and demand level on the SSD model); seed {}. Case stud
     for f in files {
         println!("  {}", f.display());
     }
-    Ok(())
+    Ok(rtflash::findings::findings(&rows))
 }

@@ -21,7 +21,7 @@ pub struct StbArgs {
     seed: u64,
 }
 
-pub fn run(a: StbArgs) -> Result<(), InputError> {
+pub fn run(a: StbArgs) -> Result<Vec<ssdlab_studies::findings::Finding>, InputError> {
     if a.jobs == 0 {
         return Err(InputError::invalid("--jobs", "must be at least 1"));
     }
@@ -78,5 +78,5 @@ paper's system-call times (docs/stb-study.md).\n",
     for f in files {
         println!("  {}", f.display());
     }
-    Ok(())
+    Ok(stb_study::findings::findings(&rows))
 }

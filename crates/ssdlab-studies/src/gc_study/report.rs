@@ -20,7 +20,8 @@ pub fn write_report(sweep: &Sweep, preamble: &str, out: &Path) -> Result<Vec<Pat
     let headline = sweep.headline_rows();
     let mut figures = headline_figures(&headline, &sweep.profiles, out).map_err(io)?;
     figures.extend(sweep_figures(sweep, out).map_err(io)?);
-    let mut body = limits_markdown(sweep);
+    let mut body = crate::findings::markdown(&super::findings::findings(sweep));
+    body.push_str(&limits_markdown(sweep));
     body.push_str("\n## At the headline load\n");
     body.push_str(&headline_tables(&headline, &sweep.profiles));
     body.push_str(&waits_markdown(&headline));

@@ -4,6 +4,7 @@
 //! figures and report.
 
 pub mod figures;
+pub mod findings;
 pub mod grid;
 pub mod observations;
 pub mod paper;
@@ -26,6 +27,8 @@ pub struct StudyOutput {
     pub computed: usize,
     pub cached: usize,
     pub files: Vec<PathBuf>,
+    /// Park and Lee's findings against these rows (also in report.md).
+    pub findings: Vec<crate::findings::Finding>,
 }
 
 /// Runs (or resumes) the study and writes results.csv, report.md, the
@@ -63,6 +66,7 @@ pub fn reproduce(
         },
     )?;
     Ok(StudyOutput {
+        findings: findings::findings(&run.rows),
         rows: run.rows,
         computed: run.computed,
         cached: run.cached,
@@ -150,7 +154,7 @@ fn timeseries_md(series: &[(u64, u64, u64)]) -> String {
 }
 
 fn html_tables(rows: &[PointRow]) -> String {
-    let mut tables = String::new();
+    let mut tables = html::markdown_html(&crate::findings::markdown(&findings::findings(rows)));
     for (heading, h, r) in report::calibration_sections(rows) {
         tables.push_str(&format!("<h2>{heading}</h2>\n"));
         tables.push_str(&html::table_html(&h, &r));

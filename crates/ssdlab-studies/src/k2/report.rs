@@ -148,6 +148,7 @@ pub fn markdown(rows: &[PointRow], preamble: &str) -> String {
         "# K2 queue-length-bound study (Park and Lee, 2021), reproduced by ssdlab\n\n",
     );
     out.push_str(preamble);
+    out.push_str(&crate::findings::markdown(&super::findings::findings(rows)));
     for (heading, h, r) in calibration_sections(rows) {
         let _ = write!(out, "\n## {heading}\n\n");
         md_table(&mut out, &h, &r);

@@ -6,6 +6,7 @@
 
 pub mod bar_svg;
 pub mod html;
+pub mod index;
 pub mod line_svg;
 
 use serde::Serialize;

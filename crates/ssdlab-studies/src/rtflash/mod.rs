@@ -20,6 +20,7 @@
 
 mod case_study;
 mod curves;
+pub mod findings;
 mod report;
 mod ssd_check;
 

@@ -48,7 +48,7 @@ pub fn write_report(rows: &[Row], preamble: &str, out: &Path) -> Result<Vec<Path
     let io = |e: std::io::Error| InputError::invalid(out.display().to_string(), e.to_string());
     std::fs::create_dir_all(out).map_err(io)?;
     let figures = write_figures(rows, out).map_err(io)?;
-    let mut body = String::new();
+    let mut body = crate::findings::markdown(&super::findings::findings(rows));
     for (i, case) in CASE_STUDIES.iter().enumerate() {
         case_study_md(rows, i + 1, case, &mut body);
     }

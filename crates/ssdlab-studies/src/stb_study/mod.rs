@@ -7,6 +7,8 @@
 //! The bundling schedulers gather `lb_size=auto`: the logical-block size
 //! measured on each device (write bandwidth against request size).
 
+pub mod findings;
+
 use crate::report::bar_svg::BarChart;
 use crate::report::{write_study, Figure, StudyReport};
 use crate::runner::{run_points, StudyPoint};
@@ -228,7 +230,8 @@ pub fn write_report(
     let io = |e: std::io::Error| InputError::invalid(out.display().to_string(), e.to_string());
     std::fs::create_dir_all(out).map_err(io)?;
     let figures = write_figures(rows, out).map_err(io)?;
-    let body = tables_markdown(rows);
+    let mut body = crate::findings::markdown(&findings::findings(rows));
+    body.push_str(&tables_markdown(rows));
     write_study(
         out,
         rows,
