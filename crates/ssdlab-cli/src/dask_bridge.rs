@@ -1,11 +1,10 @@
-//! `reproduce k2|k2-adaptive --dask ADDRESS`: the study's points that are not in its
+//! `reproduce STUDY --dask ADDRESS`: the study's points that are not in its
 //! cache run on a Dask cluster through the Python package (`python -m
 //! ssdlab._bridge`), which keeps them in its results store as
 //! `ssdlab.sweep` does; the figures come back a line per point.
 
 use ssdlab_sim::error::InputError;
-use ssdlab_studies::k2::runner::RemoteRunner;
-use ssdlab_studies::point::PointFigures;
+use ssdlab_studies::runner::{Remote, RemoteRunner};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -36,6 +35,11 @@ pub struct ClusterArgs {
 }
 
 impl ClusterArgs {
+    /// As [`ClusterArgs::remote`], for the studies' shared runner.
+    pub fn shared(&self, out: &std::path::Path) -> Option<Remote> {
+        self.remote(out).map(|r| Remote(std::sync::Arc::from(r)))
+    }
+
     /// The bridge to the cluster, when `--dask` names one; the store
     /// defaults to `out/store`.
     pub fn remote(&self, out: &std::path::Path) -> Option<Box<dyn RemoteRunner>> {
@@ -73,7 +77,7 @@ impl DaskBridge {
 }
 
 impl RemoteRunner for DaskBridge {
-    fn run(&self, points: &[(String, String)]) -> Result<Vec<PointFigures>, InputError> {
+    fn run(&self, points: &[(String, String)]) -> Result<Vec<String>, InputError> {
         let mut child = Command::new(&self.python)
             .args([
                 "-m",
@@ -106,15 +110,13 @@ impl RemoteRunner for DaskBridge {
             }
             Ok(())
         });
-        let mut got: HashMap<String, PointFigures> = HashMap::new();
+        let mut got: HashMap<String, String> = HashMap::new();
         let stdout = child.stdout.take().expect("piped");
         for line in BufReader::new(stdout).lines() {
             let line = line.map_err(|e| self.fail(format!("reading the bridge: {e}")))?;
             let parsed: Line = serde_json::from_str(&line)
                 .map_err(|e| self.fail(format!("the bridge said '{line}': {e}")))?;
-            let figures: PointFigures = serde_json::from_str(&parsed.figures)
-                .map_err(|e| self.fail(format!("figures of {}: {e}", parsed.key)))?;
-            got.insert(parsed.key, figures);
+            got.insert(parsed.key, parsed.figures);
         }
         let status = child
             .wait()

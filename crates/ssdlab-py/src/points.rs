@@ -4,7 +4,6 @@
 use super::{bad_json, to_py};
 use pyo3::prelude::*;
 use ssdlab_studies::k2::grid::{points, Plan};
-use ssdlab_studies::point::PointSpec;
 use ssdlab_studies::setup::PointParams;
 
 /// Checks a point's parameters (JSON, the keys of `PointParams`) and
@@ -29,8 +28,10 @@ struct ConfigsRequest {
 }
 
 /// Runs the points of the request's configurations one after another and
-/// returns each one's figures (`PointFigures` as JSON), in order. The
-/// request is JSON, as for every function of the module.
+/// returns each one's result as JSON, in order: a K2 point's
+/// `PointFigures`, or the rows of a GC, STB or real-time flash study point
+/// (the configuration's `"study"`). The request is JSON, as for every
+/// function of the module.
 #[pyfunction]
 pub fn run_configs(py: Python<'_>, request_json: &str) -> PyResult<Vec<String>> {
     let ConfigsRequest { configs } =
@@ -39,11 +40,7 @@ pub fn run_configs(py: Python<'_>, request_json: &str) -> PyResult<Vec<String>> 
         configs
             .iter()
             .map(|text| {
-                let config: serde_json::Value =
-                    serde_json::from_str(text).map_err(|e| format!("point configuration: {e}"))?;
-                let spec = PointSpec::from_config(&config).map_err(|e| e.to_string())?;
-                let figures = spec.run().map_err(|e| e.to_string())?;
-                Ok(serde_json::to_string(&figures).expect("figures serialize"))
+                ssdlab_studies::study_points::run_config_text(text).map_err(|e| e.to_string())
             })
             .collect::<Result<Vec<String>, String>>()
     })

@@ -265,7 +265,7 @@ impl VictimShares<'_> {
         let dir = self.opts.out.join("traces");
         let (row, fresh) = self.cache.get_or_compute(&config, || {
             let trace = gc_study::write_profile_trace(profile, self.opts, &dir)?;
-            let row = gc_study::run_one(profile.name, FIT_SCHEME, &trace, self.opts);
+            let row = gc_study::run_config_in(&config, &dir);
             // Only the fitted profile's trace is worth keeping.
             let _ = std::fs::remove_file(&trace);
             row

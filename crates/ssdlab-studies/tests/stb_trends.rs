@@ -14,6 +14,7 @@ fn quick_rows() -> Vec<StbRow> {
         threads: 2,
         seed: 1,
         plan: Plan::Quick,
+        remote: None,
     };
     let (rows, computed) = run(&opts, &|_, _| {}).expect("the study runs");
     assert_eq!(computed, rows.len(), "a fresh cache computes every point");

@@ -28,6 +28,15 @@ pub struct AllArgs {
     jobs: usize,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Run every study's points that are not in its cache on this Dask
+    /// scheduler (tcp://host:8786); each study keeps its results store in
+    /// OUT/NAME/store (docs/cluster.md).
+    #[arg(long, value_name = "ADDRESS")]
+    dask: Option<String>,
+    /// The Python of --dask (default: $SSDLAB_PYTHON, else .venv/bin/python
+    /// when present, else python3).
+    #[arg(long, requires = "dask")]
+    python: Option<PathBuf>,
 }
 
 /// A seed study: its command, what it reproduces and how it runs.
@@ -118,5 +127,16 @@ fn argv(name: &str, plan: &str, dir: &Path, a: &AllArgs) -> Vec<String> {
         &a.seed.to_string(),
     ]
     .map(String::from)
-    .to_vec()
+    .into_iter()
+    .chain(
+        a.dask
+            .iter()
+            .flat_map(|d| ["--dask".to_string(), d.clone()]),
+    )
+    .chain(
+        a.python
+            .iter()
+            .flat_map(|p| ["--python".to_string(), p.display().to_string()]),
+    )
+    .collect()
 }

@@ -1,5 +1,6 @@
 //! `reproduce gc-ondemand`: the on-demand GC study and its profile fit.
 
+use crate::dask_bridge::ClusterArgs;
 use crate::plumbing::{default_jobs, parse_jobs, progress_bar};
 use ssdlab_sim::error::InputError;
 use std::path::PathBuf;
@@ -42,6 +43,8 @@ pub(super) struct GcArgs {
     /// With --fit: fit only this profile (repeatable; default: all six).
     #[arg(long = "profile", requires = "fit")]
     profiles: Vec<String>,
+    #[command(flatten)]
+    cluster: ClusterArgs,
 }
 
 pub(super) fn run_gc(a: GcArgs) -> Result<Vec<ssdlab_studies::findings::Finding>, InputError> {
@@ -88,7 +91,14 @@ pub(super) fn run_gc(a: GcArgs) -> Result<Vec<ssdlab_studies::findings::Finding>
         offered_mbs: a.offered_mbs.unwrap_or(TRACE_MBS),
         write_volume: a.write_volume,
         footprint: a.footprint,
+        remote: a.cluster.shared(&a.out),
     };
+    if a.fit && opts.remote.is_some() {
+        return Err(InputError::invalid(
+            "--dask",
+            "--fit runs its search on local threads; leave out --dask",
+        ));
+    }
     if a.fit {
         fit_gc_profiles(&opts, &fit_profiles(&a.profiles)?)?;
         return Ok(Vec::new());

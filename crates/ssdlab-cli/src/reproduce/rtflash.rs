@@ -2,6 +2,7 @@
 //! 2021) — case study, worst-case latency breakdown, schedulability curves
 //! and NRT bandwidth — into results.csv, report.md, figures and report.html.
 
+use crate::dask_bridge::ClusterArgs;
 use crate::plumbing::{default_jobs, parse_jobs, progress_bar};
 use ssdlab_sim::error::InputError;
 use ssdlab_studies::rtflash::{self, Plan, StudyOptions};
@@ -35,6 +36,8 @@ pub struct RtFlashArgs {
     /// SSD-model check run (1 to 3,600).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=3600))]
     seconds: Option<u64>,
+    #[command(flatten)]
+    cluster: ClusterArgs,
 }
 
 pub fn run(a: RtFlashArgs) -> Result<Vec<ssdlab_studies::findings::Finding>, InputError> {
@@ -58,6 +61,7 @@ pub fn run(a: RtFlashArgs) -> Result<Vec<ssdlab_studies::findings::Finding>, Inp
         threads: a.jobs,
         seed: a.seed,
         plan,
+        remote: a.cluster.shared(&a.out),
     };
     let bar = progress_bar("rt-flash study");
     let progress = |done: usize, total: usize| bar.tick(done, total);

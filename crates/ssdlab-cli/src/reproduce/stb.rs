@@ -1,5 +1,6 @@
 //! `ssdlab reproduce stb`: the STB study (docs/stb-study.md).
 
+use crate::dask_bridge::ClusterArgs;
 use crate::plumbing::{default_jobs, parse_jobs, progress_bar};
 use ssdlab_sim::error::InputError;
 use ssdlab_studies::stb_study::{self, Plan, StbStudyOptions};
@@ -19,6 +20,8 @@ pub struct StbArgs {
     jobs: usize,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    #[command(flatten)]
+    cluster: ClusterArgs,
 }
 
 pub fn run(a: StbArgs) -> Result<Vec<ssdlab_studies::findings::Finding>, InputError> {
@@ -31,6 +34,7 @@ pub fn run(a: StbArgs) -> Result<Vec<ssdlab_studies::findings::Finding>, InputEr
         threads: a.jobs,
         seed: a.seed,
         plan,
+        remote: a.cluster.shared(&a.out),
     };
     let bar = progress_bar("STB study");
     let progress = |done: usize, total: usize| bar.tick(done, total);

@@ -127,14 +127,17 @@ pub fn run(
     plan: &LoadPlan,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<(Sweep, usize), InputError> {
-    let traces = write_traces(opts, profiles)?;
+    if opts.remote.is_none() {
+        // Written once, before the runs that read them.
+        write_traces(opts, profiles)?;
+    }
     let mut state = Climb {
         rows: Vec::new(),
         limits: vec![[SchemeLimit::default(); 3]; profiles.len()],
         computed: 0,
     };
     let run = |cells: Vec<Cell>, state: &mut Climb| -> Result<(), InputError> {
-        let (rows, computed) = run_cells(opts, profiles, &traces, &cells, progress)?;
+        let (rows, computed) = run_cells(opts, profiles, &cells, progress)?;
         state.computed += computed;
         for (cell, row) in cells.iter().zip(rows) {
             state.record(cell, &row);

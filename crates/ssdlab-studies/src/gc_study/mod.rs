@@ -56,6 +56,8 @@ pub struct GcStudyOptions {
     /// Share of the physical space the traces address (their footprint),
     /// from logical page 0.
     pub footprint: f64,
+    /// Where the points not in the cache run instead of local threads.
+    pub remote: Option<crate::runner::Remote>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -172,7 +174,7 @@ pub fn write_profile_trace(
     };
     let key = Cache::key(&serde_json::json!({
         "ssdlab": env!("CARGO_PKG_VERSION"),
-        "profile": format!("{profile:?}"),
+        "profile": profile,
         "requests": so.requests,
         "span_bytes": so.span_bytes,
         "seed": so.seed,
@@ -181,10 +183,14 @@ pub fn write_profile_trace(
     if path.is_file() {
         return Ok(path);
     }
+    // Unique among this process's threads too (two points of a profile may
+    // both find its trace missing).
+    static WRITING: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let tmp = dir.join(format!(
-        ".{}-{}.tmp-{}",
+        ".{}-{}-{}.tmp-{}",
         p.name,
         &key[..12],
+        WRITING.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         std::process::id()
     ));
     let written = (|| {
@@ -211,33 +217,99 @@ pub struct Cell {
     pub load_mbs: f64,
 }
 
-/// Runs `cells` of `profiles` (their traces in `traces`), each taken from
-/// the cache (`out/cache`) when it was run before. Returns the rows in the
-/// cells' order and how many were computed.
+/// Runs `cells` of `profiles`, each taken from the cache (`out/cache`)
+/// when it was run before, on local threads (their traces in `out/traces`)
+/// or on `opts.remote`. Returns the rows in the cells' order and how many
+/// were computed.
 pub fn run_cells(
     opts: &GcStudyOptions,
     profiles: &[Profile],
-    traces: &[PathBuf],
     cells: &[Cell],
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<(Vec<GcRow>, usize), InputError> {
+    let traces = opts.out.join("traces");
     let points: Vec<StudyPoint<'_, GcRow>> = cells
         .iter()
         .map(|c| {
-            let (profile, trace) = (&profiles[c.profile], &traces[c.profile]);
             let at = GcStudyOptions {
                 offered_mbs: c.load_mbs,
                 ..opts.clone()
             };
+            let config = point_config(&profiles[c.profile], c.scheme, &at);
+            let traces = traces.clone();
             StudyPoint {
-                config: point_config(profile, c.scheme, &at),
+                config: config.clone(),
                 // Heavier loads queue more: they take longer to simulate.
                 cost: c.load_mbs.round() as u64,
-                compute: Box::new(move || run_one(profile.name, c.scheme, trace, &at)),
+                compute: Box::new(move || run_config_in(&config, &traces)),
             }
         })
         .collect();
-    run_points(&points, &opts.out.join("cache"), opts.threads, progress)
+    let cache = opts.out.join("cache");
+    run_points(
+        &points,
+        &cache,
+        opts.threads,
+        opts.remote.as_ref(),
+        progress,
+    )
+}
+
+/// The fields of a point's configuration.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFields {
+    row: u32,
+    device: SsdConfig,
+    host: ssdlab_sim::host::HostConfig,
+    /// Read as a `Profile` from an owned value (its name is `'static`).
+    profile: serde_json::Value,
+    scheme: String,
+    footprint: f64,
+    requests: u64,
+    offered_mbs: f64,
+    write_volume: f64,
+    seed: u64,
+}
+
+/// One point from its configuration alone, its trace written into (or
+/// found in) the system's temporary directory: what a Dask worker runs.
+pub fn run_config(config: &serde_json::Value) -> Result<GcRow, InputError> {
+    run_config_in(config, &std::env::temp_dir().join("ssdlab-gc-traces"))
+}
+
+/// One point from its configuration, its trace in `traces` (written there
+/// unless a whole one is there already).
+pub(crate) fn run_config_in(
+    config: &serde_json::Value,
+    traces: &Path,
+) -> Result<GcRow, InputError> {
+    let c: ConfigFields = crate::study_points::fields(config, "gc-ondemand")?;
+    if c.row != ROW_FORMAT {
+        return Err(InputError::invalid(
+            "gc-ondemand point configuration",
+            format!("row format {} is not {ROW_FORMAT}", c.row),
+        ));
+    }
+    let opts = GcStudyOptions {
+        out: PathBuf::new(),
+        threads: 1,
+        seed: c.seed,
+        requests: c.requests,
+        offered_mbs: c.offered_mbs,
+        write_volume: c.write_volume,
+        footprint: c.footprint,
+        remote: None,
+    };
+    let profile = Profile::deserialize(c.profile).map_err(|e| {
+        InputError::invalid("gc-ondemand point configuration", format!("profile: {e}"))
+    })?;
+    let trace = write_profile_trace(&profile, &opts, traces)?;
+    let preset = Preset {
+        device: c.device,
+        host: c.host,
+    };
+    run_one(profile.name, &c.scheme, preset, &trace, &opts)
 }
 
 /// Writes every profile's trace into `out/traces`.
@@ -255,12 +327,11 @@ pub fn write_traces(
 pub fn point_config(profile: &Profile, scheme: &str, opts: &GcStudyOptions) -> serde_json::Value {
     serde_json::json!({
         "study": "gc-ondemand",
-        // Rows with the load, the served rate and the waits.
-        "row": 2,
+        "row": ROW_FORMAT,
         "ssdlab": env!("CARGO_PKG_VERSION"),
         "device": scheme_preset(scheme).device,
         "host": scheme_preset(scheme).host,
-        "profile": format!("{profile:?}"),
+        "profile": profile,
         "scheme": scheme,
         "footprint": opts.footprint,
         "requests": opts.requests,
@@ -270,14 +341,21 @@ pub fn point_config(profile: &Profile, scheme: &str, opts: &GcStudyOptions) -> s
     })
 }
 
-/// Replays `trace` (profile `profile`'s) under `scheme`: one row.
-pub fn run_one(
+/// The shape of a point's row and configuration: 2 since rows have the
+/// load, the served rate and the waits; 3 since the configuration holds
+/// the profile's fields (a Dask worker rebuilds its trace from them).
+const ROW_FORMAT: u32 = 3;
+
+/// Replays `trace` (profile `profile`'s) under `scheme` on `preset` (the
+/// scheme's device): one row.
+fn run_one(
     profile: &str,
     scheme: &str,
+    preset: Preset,
     trace: &Path,
     opts: &GcStudyOptions,
 ) -> Result<GcRow, InputError> {
-    let Preset { device, host } = scheme_preset(scheme);
+    let Preset { device, host } = preset;
     let logical = device.layout().capacity_bytes();
     let setup = RunSetup {
         occupancy: 0.60 * (1.0 - device.ftl.over_provisioning).recip(),

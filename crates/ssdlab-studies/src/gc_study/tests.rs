@@ -49,6 +49,7 @@ fn small_study(name: &str) -> GcStudyOptions {
         offered_mbs: TRACE_MBS,
         write_volume: 0.05,
         footprint: 0.65,
+        remote: None,
     }
 }
 
@@ -90,20 +91,12 @@ fn the_rule_puts_a_made_up_profiles_headline_inside_its_bounded_range() {
 #[test]
 fn an_overloaded_replay_is_marked_unbounded_and_a_light_one_bounded() {
     let opts = small_study("bound");
-    let traces = write_traces(&opts, &[MADE_UP]).unwrap();
     let cell = |load_mbs| Cell {
         profile: 0,
         scheme: "BBGC",
         load_mbs,
     };
-    let (rows, _) = run_cells(
-        &opts,
-        &[MADE_UP],
-        &traces,
-        &[cell(20.0), cell(5_000.0)],
-        &|_, _| {},
-    )
-    .unwrap();
+    let (rows, _) = run_cells(&opts, &[MADE_UP], &[cell(20.0), cell(5_000.0)], &|_, _| {}).unwrap();
     assert!(rows[0].bounded && rows[0].served_mbs > 0.98 * rows[0].offered_mbs);
     // 5 GB/s is beyond the drive's flash and link: the backlog drains after
     // the last arrival.

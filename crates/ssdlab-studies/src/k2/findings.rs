@@ -58,7 +58,12 @@ fn none_to_k2_1(rows: &[PointRow], occupancy: &str, op: &str, m: Metric) -> Opti
         Metric::P999Us => ("RT p99.9", "µs"),
         Metric::BwMbs => ("total bandwidth", "MB/s"),
     };
-    let title = format!("{what}, none → K2-1: {op}, {occupancy}ly occupied");
+    let state = if occupancy == "full" {
+        "fully"
+    } else {
+        "partially"
+    };
+    let title = format!("{what}, none → K2-1: {op}, {state} occupied");
     if tn.low == tn.high && t1.low == t1.high {
         let (pr, sr) = (tn.low / t1.low, vn / v1);
         let paper = format!("{:.0} → {:.0} {unit} ({})", tn.low, t1.low, times(pr));

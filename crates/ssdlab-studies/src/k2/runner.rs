@@ -32,11 +32,7 @@ pub struct StudyOptions {
     pub remote: Option<Box<dyn RemoteRunner>>,
 }
 
-/// Somewhere else to run points: the CLI's bridge to a Dask cluster.
-pub trait RemoteRunner: Sync {
-    /// The figures of each `(key, configuration JSON)`, in order.
-    fn run(&self, points: &[(String, String)]) -> Result<Vec<PointFigures>, InputError>;
-}
+pub use crate::runner::RemoteRunner;
 
 pub struct StudyRun {
     pub rows: Vec<PointRow>,
@@ -163,7 +159,10 @@ fn execute_remote(
     let configs: Vec<serde_json::Value> = pts.iter().map(|p| p.spec(env).config()).collect();
     let keys: Vec<String> = configs.iter().map(Cache::key).collect();
     let mut figures: Vec<Option<PointFigures>> = keys.iter().map(|k| cache.get(k)).collect();
-    let missing: Vec<usize> = (0..pts.len()).filter(|&i| figures[i].is_none()).collect();
+    // Longest first, as on local threads (a stable sort keeps the grid's
+    // order among equals).
+    let mut missing: Vec<usize> = (0..pts.len()).filter(|&i| figures[i].is_none()).collect();
+    missing.sort_by_key(|&i| std::cmp::Reverse(pts[i].cost));
     progress(pts.len() - missing.len(), pts.len());
     let sent: Vec<(String, String)> = missing
         .iter()
@@ -174,7 +173,10 @@ fn execute_remote(
     } else {
         remote.run(&sent)?
     };
-    for (&i, f) in missing.iter().zip(got) {
+    for (&i, text) in missing.iter().zip(got) {
+        let f: PointFigures = serde_json::from_str(&text).map_err(|e| {
+            InputError::invalid("--dask", format!("figures of point {}: {e}", keys[i]))
+        })?;
         cache
             .put(&keys[i], &configs[i], &f)
             .map_err(|e| io_err(env.out, e))?;

@@ -6,7 +6,7 @@
 //! then on the full SSD model of their preset; the first set's worst-case
 //! latencies in their parts under the three layouts.
 
-use super::{Point, Row, StudyOptions, MODEL_REVISION};
+use super::{point, Point, Row, StudyOptions, MODEL_REVISION};
 pub use ssdlab_rtflash::sim::Model;
 use ssdlab_rtflash::sim::{setup_from, simulate_on, ChipOrder, NrtPolicy, SimReport};
 use ssdlab_rtflash::{allocate, Allocation, ApproachChoice, LeftoverChips, TaskSet};
@@ -193,35 +193,31 @@ pub(super) fn points(opts: &StudyOptions) -> Result<Vec<Point>, InputError> {
     let seconds = opts.plan.case_seconds;
     let seed = opts.seed;
     for case in CASE_STUDIES {
-        let ts = task_set(&case)?;
+        // A case study's tasks are read here, so a bad one fails before any run.
+        task_set(&case)?;
         for v in VARIANTS {
-            let ts = ts.clone();
-            points.push(Point {
-                config: serde_json::json!({
+            points.push(point(
+                serde_json::json!({
                     "study": "rt-flash", "part": case.part, "ssdlab": env!("CARGO_PKG_VERSION"),
                     "model": MODEL_REVISION, "tasks": case.toml, "approach": v.label,
                     "seconds": seconds, "seed": seed,
                 }),
-                cost: seconds * 4,
-                compute: Box::new(move || case_rows(&case, &ts, v, seconds, seed)),
-            });
+                seconds * 4,
+            ));
         }
     }
-    let first = CASE_STUDIES[0];
-    let ts = task_set(&first)?;
-    points.push(Point {
-        config: serde_json::json!({
+    points.push(point(
+        serde_json::json!({
             "study": "rt-flash", "part": "wcl", "ssdlab": env!("CARGO_PKG_VERSION"),
             "model": MODEL_REVISION,
-            "tasks": first.toml,
+            "tasks": CASE_STUDIES[0].toml,
         }),
-        cost: 1,
-        compute: Box::new(move || Ok(wcl_rows(&ts))),
-    });
+        1,
+    ));
     Ok(points)
 }
 
-fn case_rows(
+pub(super) fn case_rows(
     case: &CaseStudy,
     ts: &TaskSet,
     v: Variant,
@@ -277,7 +273,7 @@ fn rows_of(part: &str, label: &str, alloc: &Allocation, r: &SimReport) -> Vec<Ro
 }
 
 /// Part 2: each task's worst-case latency in its parts, per layout.
-fn wcl_rows(ts: &TaskSet) -> Vec<Row> {
+pub(super) fn wcl_rows(ts: &TaskSet) -> Vec<Row> {
     let mut rows = Vec::new();
     for name in LAYOUTS {
         let alloc = layout(ts, name);

@@ -3,7 +3,7 @@
 
 use super::case_study::{Model, VARIANTS};
 use super::MODEL_REVISION;
-use super::{point_seed, Point, Row, StudyOptions};
+use super::{point, point_seed, Point, Row, StudyOptions};
 use ssdlab_rtflash::generate::{generate, GenParams};
 use ssdlab_rtflash::ratio::{schedulability_ratio, set_seed};
 use ssdlab_rtflash::sim::NrtPolicy;
@@ -100,18 +100,15 @@ pub(super) fn points(opts: &StudyOptions) -> Vec<Point> {
             for (li, &demand) in plan.demand_levels().iter().enumerate() {
                 let seed = point_seed(opts.seed, &[1, fi as u64, u64::from(m), li as u64]);
                 let family = *family;
-                points.push(Point {
-                    config: serde_json::json!({
+                points.push(point(
+                    serde_json::json!({
                         "study": "rt-flash", "part": "schedulability",
                         "ssdlab": env!("CARGO_PKG_VERSION"), "model": MODEL_REVISION,
                         "family": format!("{family:?}"),
                         "chips": m, "demand": demand, "sets": plan.sets_per_point, "seed": seed,
                     }),
-                    cost: (plan.sets_per_point * family.tasks_for(m)) as u64 / 100,
-                    compute: Box::new(move || {
-                        Ok(ratio_rows(&family, m, demand, plan.sets_per_point, seed))
-                    }),
-                });
+                    (plan.sets_per_point * family.tasks_for(m)) as u64 / 100,
+                ));
             }
         }
     }
@@ -128,25 +125,22 @@ pub(super) fn points(opts: &StudyOptions) -> Vec<Point> {
             if model == Model::Ssd {
                 config["preset"] = SSD_PRESET.into();
             }
-            points.push(Point {
+            points.push(point(
                 config,
-                cost: plan.bandwidth_seconds * plan.bandwidth_sets as u64 * 20,
-                compute: Box::new(move || {
-                    Ok(bandwidth_rows(
-                        (model, part),
-                        demand,
-                        plan.bandwidth_sets,
-                        plan.bandwidth_seconds,
-                        seed,
-                    ))
-                }),
-            });
+                plan.bandwidth_seconds * plan.bandwidth_sets as u64 * 20,
+            ));
         }
     }
     points
 }
 
-fn ratio_rows(family: &Family, chips: u32, demand: f64, sets: usize, seed: u64) -> Vec<Row> {
+pub(super) fn ratio_rows(
+    family: &Family,
+    chips: u32,
+    demand: f64,
+    sets: usize,
+    seed: u64,
+) -> Vec<Row> {
     let r = schedulability_ratio(&family.params(chips, demand), sets, seed);
     let row = |label: &str, metric: &str, value: f64| Row {
         chips,
@@ -192,7 +186,7 @@ fn accepted_sets(demand: f64, wanted: usize, seed: u64) -> Vec<TaskSet> {
 /// Part 4: every variant simulated on each set Clustering-BFD accepts, on
 /// the chip model or on the SSD model of `SSD_PRESET` (the die the default
 /// platform describes).
-fn bandwidth_rows(
+pub(super) fn bandwidth_rows(
     (model, part): (Model, &str),
     demand: f64,
     sets: usize,

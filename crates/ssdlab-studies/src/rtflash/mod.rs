@@ -21,11 +21,13 @@
 mod case_study;
 mod curves;
 pub mod findings;
+mod points;
 mod report;
 mod ssd_check;
 
 pub use case_study::{CaseStudy, Model, Variant, CASE_STUDIES, VARIANTS};
 pub use curves::{Family, FAMILIES};
+pub use points::run_config;
 pub use report::write_report;
 
 use crate::runner::{run_points, StudyPoint};
@@ -95,6 +97,8 @@ pub struct StudyOptions {
     pub threads: usize,
     pub seed: u64,
     pub plan: Plan,
+    /// Where the points not in the cache run instead of local threads.
+    pub remote: Option<crate::runner::Remote>,
 }
 
 /// One figure of the study, in tidy form: which part, which approach (with
@@ -128,8 +132,17 @@ impl Row {
 }
 
 /// A unit of work: the configuration that decides it, its cost and what
-/// it computes (every part's point owns what it needs).
+/// it computes (from the configuration alone, `points.rs`).
 pub(crate) type Point = StudyPoint<'static, Vec<Row>>;
+
+/// The point of a configuration: run by [`run_config`] wherever it runs.
+pub(crate) fn point(config: serde_json::Value, cost: u64) -> Point {
+    Point {
+        config: config.clone(),
+        cost,
+        compute: Box::new(move || run_config(&config)),
+    }
+}
 
 /// Runs the study: every point not yet in `out/cache`. Returns the rows in
 /// plan order and how many points were computed.
@@ -140,7 +153,14 @@ pub fn run(
     let mut points = case_study::points(opts)?;
     points.extend(curves::points(opts));
     points.extend(ssd_check::points(opts));
-    let (rows, computed) = run_points(&points, &opts.out.join("cache"), opts.threads, progress)?;
+    let cache = opts.out.join("cache");
+    let (rows, computed) = run_points(
+        &points,
+        &cache,
+        opts.threads,
+        opts.remote.as_ref(),
+        progress,
+    )?;
     Ok((rows.into_iter().flatten().collect(), computed))
 }
 

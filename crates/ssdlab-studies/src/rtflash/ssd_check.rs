@@ -11,7 +11,7 @@ use super::case_study::{Model, VARIANTS};
 use super::curves::{
     bandwidth_nrt, BANDWIDTH_CHIPS, BANDWIDTH_DEMANDS, FAMILIES, SSD_PRESET as PRESET,
 };
-use super::{point_seed, Point, Row, StudyOptions, MODEL_REVISION};
+use super::{point, point_seed, Point, Row, StudyOptions, MODEL_REVISION};
 use ssdlab_rtflash::generate::generate;
 use ssdlab_rtflash::ratio::set_seed;
 use ssdlab_rtflash::sim::ChipOrder;
@@ -28,31 +28,27 @@ pub(super) fn points(opts: &StudyOptions) -> Vec<Point> {
         }
         for (li, &demand) in BANDWIDTH_DEMANDS.iter().enumerate() {
             let seed = point_seed(opts.seed, &[3, vi as u64, li as u64]);
-            let v = *v;
-            points.push(Point {
-                config: serde_json::json!({
+            points.push(point(
+                serde_json::json!({
                     "study": "rt-flash", "part": "ssd-check", "ssdlab": env!("CARGO_PKG_VERSION"),
                     "model": MODEL_REVISION, "approach": v.label, "preset": PRESET,
                     "demand": demand, "sets": plan.check_sets, "seconds": plan.check_seconds,
                     "seed": seed,
                 }),
-                cost: plan.check_seconds * plan.check_sets as u64 * 20,
-                compute: Box::new(move || {
-                    Ok(check_rows(
-                        v,
-                        demand,
-                        plan.check_sets,
-                        plan.check_seconds,
-                        seed,
-                    ))
-                }),
-            });
+                plan.check_seconds * plan.check_sets as u64 * 20,
+            ));
         }
     }
     points
 }
 
-fn check_rows(v: super::Variant, demand: f64, sets: usize, seconds: u64, seed: u64) -> Vec<Row> {
+pub(super) fn check_rows(
+    v: super::Variant,
+    demand: f64,
+    sets: usize,
+    seconds: u64,
+    seed: u64,
+) -> Vec<Row> {
     let params = FAMILIES[0].params(BANDWIDTH_CHIPS, demand);
     let accepted = (0..DRAWS)
         .filter_map(|k| {

@@ -11,18 +11,22 @@ pub mod findings;
 
 use crate::report::bar_svg::BarChart;
 use crate::report::{write_study, Figure, StudyReport};
+use crate::runner::Remote;
 use crate::runner::{run_points, StudyPoint};
 use serde::{Deserialize, Serialize};
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::experiment::lb_size::resolve_auto;
 use ssdlab_sim::experiment::postmark_run::{measure_lb_size, run_postmark_on};
+use ssdlab_sim::host::HostConfig;
 use ssdlab_sim::host::PageCacheConfig;
 use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::config::Mapping;
+use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::workload::postmark::{PostmarkConfig, PostmarkFile};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The schedulers, in the report's order.
 pub const SCHEDULERS: [&str; 5] = ["noop", "deadline", "irbw-fifo", "irbw-rp", "stb"];
@@ -40,6 +44,8 @@ pub struct StbStudyOptions {
     pub threads: usize,
     pub seed: u64,
     pub plan: Plan,
+    /// Where the points not in the cache run instead of local threads.
+    pub remote: Option<Remote>,
 }
 
 /// One (FTL, scheduler) point.
@@ -115,26 +121,33 @@ fn scheduler_spec(name: &str) -> String {
     }
 }
 
-/// Runs every point not yet in the cache (`out/cache`); returns the rows in
-/// the report's order and how many were computed.
+/// Runs every point not yet in the cache (`out/cache`), on local threads
+/// or on `opts.remote`; returns the rows in the report's order and how many
+/// were computed.
 pub fn run(
     opts: &StbStudyOptions,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<(Vec<StbRow>, usize), InputError> {
-    // `lb_size=auto` is measured once per FTL, by the first bundling point
-    // that needs it; the others wait for it.
-    let measured: [OnceLock<Result<u64, String>>; FTLS.len()] = Default::default();
     let points: Vec<StudyPoint<'_, StbRow>> = FTLS
         .iter()
-        .zip(&measured)
-        .flat_map(|(&ftl, lb)| SCHEDULERS.iter().map(move |&sched| (ftl, sched, lb)))
-        .map(|(ftl, sched, lb)| StudyPoint {
-            config: point_config(ftl, sched, opts),
-            cost: 1,
-            compute: Box::new(move || run_one(ftl, sched, lb, opts)),
+        .flat_map(|&ftl| SCHEDULERS.iter().map(move |&sched| (ftl, sched)))
+        .map(|(ftl, sched)| {
+            let config = point_config(ftl, sched, opts);
+            StudyPoint {
+                config: config.clone(),
+                cost: 1,
+                compute: Box::new(move || run_config(&config)),
+            }
         })
         .collect();
-    run_points(&points, &opts.out.join("cache"), opts.threads, progress)
+    let cache = opts.out.join("cache");
+    run_points(
+        &points,
+        &cache,
+        opts.threads,
+        opts.remote.as_ref(),
+        progress,
+    )
 }
 
 fn point_config(ftl: &str, sched: &str, opts: &StbStudyOptions) -> serde_json::Value {
@@ -143,6 +156,8 @@ fn point_config(ftl: &str, sched: &str, opts: &StbStudyOptions) -> serde_json::V
     serde_json::json!({
         "study": "stb",
         "ssdlab": env!("CARGO_PKG_VERSION"),
+        "ftl": ftl,
+        "point": sched,
         "device": p.device,
         "host": p.host,
         "scheduler": scheduler_spec(sched),
@@ -152,20 +167,33 @@ fn point_config(ftl: &str, sched: &str, opts: &StbStudyOptions) -> serde_json::V
     })
 }
 
-fn run_one(
-    ftl: &str,
-    sched: &str,
-    measured: &OnceLock<Result<u64, String>>,
-    opts: &StbStudyOptions,
-) -> Result<StbRow, InputError> {
-    let Preset { device, host } = preset(ftl);
-    let w = workload(opts.plan);
-    let (spec, lb) = resolve_auto(&scheduler_spec(sched), || {
-        let lb =
-            measured.get_or_init(|| measure_lb_size(&device, opts.seed).map_err(|e| e.to_string()));
-        lb.clone().map_err(|m| InputError::invalid("device", m))
-    })?;
-    let (res, dev, _) = run_postmark_on(&device, &host, &spec, &w, opts.seed, false)?;
+/// The fields of a point's configuration.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFields {
+    ftl: String,
+    point: String,
+    device: SsdConfig,
+    host: HostConfig,
+    scheduler: String,
+    postmark: PostmarkConfig,
+    page_cache: PageCacheConfig,
+    seed: u64,
+}
+
+/// One point from its configuration alone (on this machine or on a Dask
+/// worker): the same row either way.
+pub fn run_config(config: &serde_json::Value) -> Result<StbRow, InputError> {
+    let c: ConfigFields = crate::study_points::fields(config, "stb")?;
+    let w = PostmarkFile {
+        postmark: c.postmark,
+        page_cache: c.page_cache,
+        seed: None,
+    };
+    let (spec, lb) = resolve_auto(&c.scheduler, || lb_size_of(&c.device, c.seed))?;
+    let (device, host) = (&c.device, &c.host);
+    let (ftl, sched, opts_seed) = (c.ftl.as_str(), c.point.as_str(), c.seed);
+    let (res, dev, _) = run_postmark_on(device, host, &spec, &w, opts_seed, false)?;
     let r = &res.report;
     let ms = |us: f64| us / 1e3;
     let op = |name: &str| {
@@ -204,6 +232,26 @@ fn run_one(
         partial_merges: dev.partial_merges,
         switch_merges: dev.switch_merges,
     })
+}
+
+/// `lb_size=auto` of a device, measured once per process for each device
+/// and seed (the bundling points of an FTL share it; the others wait).
+fn lb_size_of(device: &SsdConfig, seed: u64) -> Result<u64, InputError> {
+    type Measured = Arc<OnceLock<Result<u64, String>>>;
+    static MEASURED: Mutex<BTreeMap<String, Measured>> = Mutex::new(BTreeMap::new());
+    let key = format!(
+        "{}:{seed}",
+        serde_json::to_string(device).expect("a device serializes")
+    );
+    let cell = MEASURED
+        .lock()
+        .expect("no measurement panicked")
+        .entry(key)
+        .or_default()
+        .clone();
+    cell.get_or_init(|| measure_lb_size(device, seed).map_err(|e| e.to_string()))
+        .clone()
+        .map_err(|m| InputError::invalid("device", m))
 }
 
 fn find<'a>(rows: &'a [StbRow], ftl: &str, sched: &str) -> Option<&'a StbRow> {

@@ -3,8 +3,10 @@
 //! does not give, fitted by `reproduce gc-ondemand --fit`.
 
 /// A workload profile. Percentages are 0..=100, shares 0..=1.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Profile {
+    #[serde(deserialize_with = "interned_name")]
     pub name: &'static str,
     /// % of requests that are reads.
     pub read_pct: f64,
@@ -164,4 +166,24 @@ impl Profile {
 pub fn profile(name: &str) -> Option<&'static Profile> {
     let n = name.trim();
     PROFILES.iter().find(|p| p.name.eq_ignore_ascii_case(n))
+}
+
+/// A profile's name read back (a study point's configuration on a Dask
+/// worker): the built-in profile's own name, else the name kept for the
+/// rest of the process, once per distinct name.
+fn interned_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    use std::collections::BTreeSet;
+    use std::sync::Mutex;
+    static NAMES: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
+    let name = <String as serde::Deserialize>::deserialize(d)?;
+    if let Some(p) = PROFILES.iter().find(|p| p.name == name) {
+        return Ok(p.name);
+    }
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&n) = names.get(name.as_str()) {
+        return Ok(n);
+    }
+    let n: &'static str = Box::leak(name.into_boxed_str());
+    names.insert(n);
+    Ok(n)
 }
