@@ -34,6 +34,8 @@ pub struct Args {
     /// Nelder–Mead iterations at most (about 1.5 evaluations each).
     #[arg(long, default_value_t = 40)]
     max_iters: u64,
+    #[command(flatten)]
+    cluster: crate::dask_bridge::ClusterArgs,
 }
 
 pub fn run(a: Args) -> Result<(), InputError> {
@@ -63,7 +65,9 @@ pub fn run(a: Args) -> Result<(), InputError> {
         cache_dir: a.out.join("cache"),
         threads: a.jobs,
         max_iters: a.max_iters,
+        remote: a.cluster.shared(&a.out),
     };
+    let started = std::time::Instant::now();
     let fitted = if a.evaluate {
         calibrate::evaluate(&cal, &opts)?
     } else {
@@ -88,6 +92,8 @@ pub fn run(a: Args) -> Result<(), InputError> {
     write_atomically(&a.out.join("fitted.toml"), &fitted.preset_toml)?;
     write_atomically(&a.out.join("residuals.md"), &report)?;
     print!("{values}\n{table}");
+    // The wall time goes to stderr: stdout is the same on every rerun.
+    eprintln!("calibrate: {:.1} s", started.elapsed().as_secs_f64());
     println!(
         "cost {:.6}; {} runs computed (the rest from the cache)\n  {}\n  {}",
         fitted.cost,

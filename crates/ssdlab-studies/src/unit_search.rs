@@ -18,7 +18,7 @@ pub fn minimise<P>(
 where
     P: CostFunction<Param = Vec<f64>, Output = f64>,
 {
-    let solver = NelderMead::new(simplex(&start))
+    let solver = NelderMead::new(first_simplex(&start))
         .with_sd_tolerance(1e-6)
         .map_err(|e| e.to_string())?;
     let result = Executor::new(problem, solver)
@@ -28,8 +28,9 @@ where
     Ok(result.state().get_best_param().cloned().unwrap_or(start))
 }
 
-/// The start and one step of a fifth of each axis, towards its middle.
-fn simplex(start: &[f64]) -> Vec<Vec<f64>> {
+/// The first simplex: the start and one step of a fifth of each axis,
+/// towards its middle.
+pub fn first_simplex(start: &[f64]) -> Vec<Vec<f64>> {
     let mut s = vec![start.to_vec()];
     for i in 0..start.len() {
         let mut v = start.to_vec();
@@ -46,7 +47,7 @@ mod tests {
     #[test]
     fn the_first_simplex_stays_inside_the_cube() {
         for start in [[0.01, 0.9, 0.2], [0.6, 0.1, 1.0]] {
-            let s = simplex(&start);
+            let s = first_simplex(&start);
             assert_eq!(s.len(), 4);
             assert!(s.iter().flatten().all(|v| (0.0..=1.0).contains(v)));
             assert!(s[1..].iter().all(|v| v != &start.to_vec()));

@@ -4,7 +4,10 @@
 //! Nelder–Mead search (the `argmin` crate) over the keys, scaled to the
 //! unit cube, minimises the weighted sum of squared relative errors. Every
 //! run is a study point in the cache (`point.rs`), so a killed fit resumes
-//! where it stopped, and targets that read the same run share it.
+//! where it stopped, and targets that read the same run share it. The runs
+//! go through the studies' runner, on local threads or on a Dask cluster
+//! (`FitOptions::remote`); the first simplex's vertices are evaluated as one
+//! batch, so that a cluster runs them at once.
 
 mod datasheet;
 mod k2;
@@ -15,10 +18,9 @@ pub use datasheet::datasheet_targets;
 pub use k2::k2_targets;
 pub use targets::{Calibration, Metric, Param, Target, TargetValue, TargetsFile};
 
-use crate::cache::Cache;
 use crate::point::{PointFigures, PointSpec};
+use crate::runner::{run_points, Remote, StudyPoint};
 use argmin::core::{CostFunction, Error};
-use rayon::prelude::*;
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::preset::Preset;
 use std::collections::HashMap;
@@ -87,6 +89,8 @@ pub struct FitOptions {
     pub cache_dir: PathBuf,
     pub threads: usize,
     pub max_iters: u64,
+    /// Where the runs not in the cache go instead of local threads.
+    pub remote: Option<Remote>,
 }
 
 /// Runs the search. `progress` hears each evaluation: how many so far and
@@ -97,7 +101,9 @@ pub fn fit(
     progress: &(dyn Fn(usize, f64) + Sync),
 ) -> Result<Fitted, InputError> {
     with_objective(cal, opts, progress, |problem| {
-        crate::unit_search::minimise(problem, cal.start_point(), opts.max_iters, 1e-6)
+        let start = cal.start_point();
+        problem.prefetch(&crate::unit_search::first_simplex(&start))?;
+        crate::unit_search::minimise(problem, start, opts.max_iters, 1e-6)
             .map_err(|m| InputError::invalid("calibrate", m))
     })
 }
@@ -116,18 +122,9 @@ fn with_objective(
     progress: &(dyn Fn(usize, f64) + Sync),
     search: impl FnOnce(&Objective) -> Result<Vec<f64>, InputError>,
 ) -> Result<Fitted, InputError> {
-    let cache_err = |e: std::io::Error| {
-        InputError::invalid(opts.cache_dir.display().to_string(), e.to_string())
-    };
-    let cache = Cache::open(&opts.cache_dir).map_err(cache_err)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads.max(1))
-        .build()
-        .map_err(|e| InputError::invalid("--jobs", e.to_string()))?;
     let problem = Objective {
         cal,
-        cache: &cache,
-        pool: &pool,
+        opts,
         runs: AtomicUsize::new(0),
         evaluations: AtomicUsize::new(0),
         best: Mutex::new(f64::INFINITY),
@@ -154,8 +151,7 @@ fn cost_of(residuals: &[Residual]) -> f64 {
 
 struct Objective<'a> {
     cal: &'a Calibration,
-    cache: &'a Cache,
-    pool: &'a rayon::ThreadPool,
+    opts: &'a FitOptions,
     runs: AtomicUsize,
     evaluations: AtomicUsize,
     best: Mutex<f64>,
@@ -194,25 +190,50 @@ impl Objective<'_> {
                 })
             })
             .collect();
-        let figures: Vec<PointFigures> = self.pool.install(|| {
-            distinct
-                .par_iter()
-                .with_max_len(1)
-                .map(|spec| self.run(spec))
-                .collect::<Result<_, _>>()
-        })?;
+        let figures = self.run(&distinct)?;
         (0..n)
             .map(|i| self.residual(i, &specs[i].job_name, &figures[run_of[i]]))
             .collect()
     }
 
-    fn run(&self, spec: &PointSpec) -> Result<PointFigures, InputError> {
-        let (figures, fresh): (PointFigures, bool) =
-            self.cache.get_or_compute(&spec.config(), || spec.run())?;
-        if fresh {
-            self.runs.fetch_add(1, Ordering::Relaxed);
-        }
+    /// The figures of `specs`, from the cache or run (in parallel, or on
+    /// the cluster).
+    fn run(&self, specs: &[&PointSpec]) -> Result<Vec<PointFigures>, InputError> {
+        let points: Vec<StudyPoint<'_, PointFigures>> = specs
+            .iter()
+            .map(|&spec| StudyPoint {
+                config: spec.config(),
+                cost: 1,
+                compute: Box::new(move || spec.run()),
+            })
+            .collect();
+        let o = self.opts;
+        let (figures, computed) = run_points(
+            &points,
+            &o.cache_dir,
+            o.threads,
+            o.remote.as_ref(),
+            &|_, _| {},
+        )?;
+        self.runs.fetch_add(computed, Ordering::Relaxed);
         Ok(figures)
+    }
+
+    /// Runs every point of `xs` (the feasible ones) as one batch, so that
+    /// the search finds them in the cache: the first simplex's vertices do
+    /// not depend on each other.
+    fn prefetch(&self, xs: &[Vec<f64>]) -> Result<(), InputError> {
+        let specs: Vec<PointSpec> = xs
+            .iter()
+            .filter_map(|x| self.points(x).ok())
+            .flatten()
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        let distinct: Vec<&PointSpec> = specs
+            .iter()
+            .filter(|s| seen.insert(s.config().to_string()))
+            .collect();
+        self.run(&distinct).map(drop)
     }
 
     fn residual(
@@ -384,15 +405,15 @@ mod tests {
         let cal = Calibration::new(file, std::path::Path::new("."), "t").unwrap();
         let dir =
             std::env::temp_dir().join(format!("ssdlab-cal-infeasible-{}", std::process::id()));
-        let cache = Cache::open(&dir).unwrap();
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap();
+        let opts = FitOptions {
+            cache_dir: dir.clone(),
+            threads: 1,
+            max_iters: 1,
+            remote: None,
+        };
         let problem = Objective {
             cal: &cal,
-            cache: &cache,
-            pool: &pool,
+            opts: &opts,
             runs: AtomicUsize::new(0),
             evaluations: AtomicUsize::new(0),
             best: Mutex::new(f64::INFINITY),
