@@ -21,7 +21,7 @@ from ._api import Result, presets, replay, run, schedulers
 from ._rtflash import RtflashResult, rtflash_run
 from ._store import Store, load
 from ._sweep import expand, sweep
-from . import k2
+from . import k2, studies
 
 __version__: str = _version()
 
@@ -38,6 +38,7 @@ __all__ = [
     "rtflash_run",
     "run",
     "schedulers",
+    "studies",
     "sweep",
     "__version__",
 ]

@@ -45,7 +45,13 @@ def resolve(params_json: str) -> Tuple[str, str]:
 
 def run_configs(request_json: str) -> List[str]:
     """Runs a batch of points. Request: ``{"configs": [<configuration JSON
-    text>, ...]}``. Returns each point's figures (JSON), in order."""
+    text>, ...]}``. Returns each point's result (JSON), in order: a K2
+    point's figures, or a GC, STB or real-time flash point's rows."""
+
+def study_grid(request_json: str) -> str:
+    """A GC, STB or real-time flash study's grid as sweep points (a JSON
+    list of ``{"labels", "study_config", "key"}``). Request: ``{"study",
+    "plan", "seed", "overrides": {"sets", "check_sets", "seconds"}}``."""
 
 def k2_points(request_json: str) -> str:
     """The K2 study's grid as sweep points (a JSON list). Request: ``{"paper",

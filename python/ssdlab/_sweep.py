@@ -35,6 +35,10 @@ from ._store import MemoryStore, Store
 #: Keys a point may set directly (the rest: ``device.*``, ``host.*``, ``job.*``).
 PARAMS = ("job", "job_name", "device", "gc", "host", "scheduler", "occupancy", "precondition", "seed")
 
+#: A study point's own keys (``ssdlab.studies.<name>.grid``): its
+#: configuration, already resolved, and its key.
+STUDY_POINT = ("study_config", "key")
+
 Grid = Union[Mapping[str, Sequence[Any]], Sequence[Mapping[str, Any]]]
 
 
@@ -87,7 +91,7 @@ def expand(base: Optional[Mapping[str, Any]] = None, grid: Optional[Grid] = None
             _check_setting(k)
         labels = dict(point.pop("labels", {}) or {})
         for k, v in combo.items():
-            if k != "labels" and k != "job":
+            if k not in ("labels", "job", *STUDY_POINT):
                 labels.setdefault(k, v)
         point["labels"] = labels
         points.append(point)
@@ -138,7 +142,7 @@ def _refuse_include(text: str, path: Optional[str]) -> None:
 
 
 def _check_setting(k: str) -> None:
-    if k in PARAMS or k == "labels":
+    if k in PARAMS or k in STUDY_POINT or k == "labels":
         return
     prefix, _, rest = k.partition(".")
     if prefix in ("device", "host", "job") and rest:
@@ -223,6 +227,8 @@ def _keyed(i: int, point: Mapping[str, Any]) -> Tuple[str, str, str]:
     """A point's key, configuration and labels; an error names the point
     (its place in the grid and its labels)."""
     labels = json.dumps(point["labels"], sort_keys=True, default=str)
+    if "study_config" in point:
+        return point["key"], point["study_config"], labels
     try:
         key, config = resolve(point)
     except SsdlabError as e:
@@ -306,7 +312,11 @@ def execute(
     with dask_client(client, workers) as c:
         slots = sum(c.nthreads().values()) or 1
         size = batch_size or max(1, math.ceil(len(missing) / (slots * 4)))
-        batches = [missing[i : i + size] for i in range(0, len(missing), size)]
+        # Dealt round-robin: the points come longest first (the CLI sorts
+        # them by its cost model), so consecutive slices would put the
+        # longest together in the first batch and leave one worker with it.
+        count = math.ceil(len(missing) / size)
+        batches = [missing[i::count] for i in range(count)]
         futures = {
             c.submit(run_batch, [unique[k][0] for k in b], pure=False): b for b in batches
         }
@@ -412,8 +422,16 @@ def sweep(
     found, computed = execute(keyed, st, client, workers, batch_size, progress)
     rows = []
     for p, (key, _, _) in zip(points, keyed):
-        rows.append({**p["labels"], "key": key, **flatten_figures(json.loads(found[key]))})
+        rows.append({**p["labels"], "key": key, **_columns(p, json.loads(found[key]))})
     df: pd.DataFrame = pd.DataFrame(rows)
     df.attrs["computed"] = computed
     df.attrs["stored"] = len({k for k, _, _ in keyed}) - computed
     return df
+
+
+def _columns(point: Mapping[str, Any], result: Any) -> Dict[str, Any]:
+    """A point's result as columns: a K2 point's figures flattened; a study
+    point's row as its fields, or its rows (a list) in ``rows``."""
+    if "study_config" not in point:
+        return flatten_figures(result)
+    return dict(result) if isinstance(result, dict) else {"rows": result}

@@ -9,13 +9,24 @@ import re
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
+
+import ssdlab
 
 #: A small plan of each study.
 STUDIES = {
     "gc-ondemand": ["--offered-mbs", "40", "--requests", "2000", "--write-volume", "0.05"],
     "rt-flash": ["--sets", "4", "--check-sets", "1", "--seconds", "1"],
     "stb": [],
+}
+
+
+#: The same plans as ``ssdlab.studies`` grids (gc-ondemand's small plan is a
+#: single load, not its ladder).
+GRIDS = {
+    "rt-flash": lambda: ssdlab.studies.rt_flash.grid("quick", sets=4, check_sets=1, seconds=1),
+    "stb": lambda: ssdlab.studies.stb.grid("quick"),
 }
 
 
@@ -39,6 +50,32 @@ def test_a_study_on_dask_writes_the_same_results(study, tmp_path, ssdlab_bin, cl
     assert cached == len(list((local / "cache").glob("*.json"))) and cached > 0
     again = reproduce(ssdlab_bin, study, remote, "--dask", address, "--python", sys.executable)
     assert re.search(r"\(0 (points )?computed", again.stdout), again.stdout
+    if study in GRIDS:
+        # The Python grid is the CLI's points, key for key.
+        keys = {p["key"] for p in GRIDS[study]()}
+        assert keys == {f.stem for f in (local / "cache").glob("*.json")}
+
+
+def test_a_sweep_of_the_stb_grid_reads_the_clis_store_and_gives_its_rows(
+    tmp_path, ssdlab_bin, cluster_client
+):
+    out = tmp_path / "stb"
+    reproduce(ssdlab_bin, "stb", out, "--dask", cluster_client.scheduler.address,
+              "--python", sys.executable)
+    df = ssdlab.sweep(grid=ssdlab.studies.stb.grid("quick"), client=cluster_client,
+                      store=out / "store", progress=False)
+    assert df.attrs == {"computed": 0, "stored": 10}
+    ours = ssdlab.studies.stb.figures(df)
+    cli = pd.read_csv(out / "results.csv")
+    pd.testing.assert_frame_equal(ours, cli, check_dtype=False, rtol=1e-12)
+
+
+def test_a_grid_names_its_plan_and_study():
+    assert len(ssdlab.studies.gc_ondemand.grid("quick")) == 6 * 3 * 7
+    with pytest.raises(ssdlab.SsdlabError, match="quick' or 'paper'"):
+        ssdlab.studies.stb.grid("slow")
+    with pytest.raises(ssdlab.SsdlabError, match="unknown 'k3'"):
+        ssdlab.studies.study_grid("k3", "quick", 1)
 
 
 JOB = "[w]\nrw=randwrite\nbs=4k\niodepth=32\nioengine=libaio\ndirect=1\nsize=64m\nruntime=50ms\ntime_based=1\n"

@@ -37,7 +37,7 @@ mod _native {
     #[pymodule_export]
     use super::catalog::{presets, schedulers, version};
     #[pymodule_export]
-    use super::points::{k2_points, resolve, run_configs};
+    use super::points::{k2_points, resolve, run_configs, study_grid};
     #[pymodule_export]
     use super::rtflash::rtflash_run;
     #[pymodule_export]

@@ -139,3 +139,34 @@ pub fn k2_points(request_json: &str) -> PyResult<String> {
         .collect();
     Ok(serde_json::Value::Array(list).to_string())
 }
+
+/// `study_grid`'s request: a study, its plan and seed, and overrides.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StudyGridRequest {
+    study: String,
+    plan: String,
+    seed: u64,
+    #[serde(default)]
+    overrides: ssdlab_studies::study_points::GridOverrides,
+}
+
+/// A GC, STB or real-time flash study's grid as sweep points (JSON list):
+/// each with its labels, its configuration (canonical JSON text) and its
+/// key, as `reproduce STUDY` keys it.
+#[pyfunction]
+pub fn study_grid(request_json: &str) -> PyResult<String> {
+    let r: StudyGridRequest =
+        serde_json::from_str(request_json).map_err(|e| super::bad_json("study grid request", e))?;
+    let points = ssdlab_studies::study_points::grid(&r.study, &r.plan, r.seed, r.overrides)
+        .map_err(super::to_py)?;
+    let list: Vec<serde_json::Value> = points
+        .into_iter()
+        .map(|p| {
+            serde_json::json!({
+                "labels": p.labels, "study_config": p.config.to_string(), "key": p.key,
+            })
+        })
+        .collect();
+    Ok(serde_json::Value::Array(list).to_string())
+}

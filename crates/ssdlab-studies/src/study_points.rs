@@ -59,3 +59,64 @@ pub fn fields<T: DeserializeOwned>(
     }
     serde_json::from_value(serde_json::Value::Object(map)).map_err(|e| bad(e.to_string()))
 }
+
+/// A point of a study's grid for `ssdlab.sweep`: the columns that name it,
+/// its configuration and its key (the study cache's).
+pub struct GridPoint {
+    pub labels: serde_json::Value,
+    pub config: serde_json::Value,
+    pub key: String,
+}
+
+/// Overrides of a grid's plan (the CLI's `--sets`, `--check-sets`,
+/// `--seconds` of `reproduce rt-flash`).
+#[derive(Debug, Default, Clone, Copy, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GridOverrides {
+    pub sets: Option<usize>,
+    pub check_sets: Option<usize>,
+    pub seconds: Option<u64>,
+}
+
+/// The points `reproduce STUDY` runs for `plan` (`quick` or `paper`), with
+/// the command's defaults: for gc-ondemand the ladder of its load sweep
+/// (every profile and scheme at every load of the ladder; the bisections
+/// and the headline depend on results, so the CLI adds them).
+pub fn grid(
+    study: &str,
+    plan: &str,
+    seed: u64,
+    overrides: GridOverrides,
+) -> Result<Vec<GridPoint>, InputError> {
+    let paper = match plan {
+        "quick" => false,
+        "paper" => true,
+        other => {
+            return Err(InputError::invalid(
+                "plan",
+                format!("'quick' or 'paper', not '{other}'"),
+            ))
+        }
+    };
+    let pairs = match study {
+        "stb" => crate::stb_study::grid(paper, seed),
+        "gc-ondemand" => crate::gc_study::grid(paper, seed),
+        "rt-flash" => crate::rtflash::grid(paper, seed, overrides)?,
+        other => {
+            return Err(InputError::invalid(
+                "study",
+                format!(
+                    "unknown '{other}' (known: gc-ondemand, rt-flash, stb; K2: ssdlab.k2.grid)"
+                ),
+            ))
+        }
+    };
+    Ok(pairs
+        .into_iter()
+        .map(|(labels, config)| GridPoint {
+            key: crate::cache::Cache::key(&config),
+            labels,
+            config,
+        })
+        .collect())
+}

@@ -14,7 +14,7 @@ pub(super) struct GcArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Requests per pass of each synthetic trace (1 to 10^8).
-    #[arg(long, default_value_t = 200_000,
+    #[arg(long, default_value_t = ssdlab_studies::gc_study::REQUESTS,
           value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     requests: u64,
     /// The quick load sweep (the default): 20 to 1280 MB/s in steps of ×2,
@@ -29,11 +29,11 @@ pub(super) struct GcArgs {
     #[arg(long)]
     offered_mbs: Option<f64>,
     /// Host writes per run, in multiples of the logical capacity.
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, default_value_t = ssdlab_studies::gc_study::WRITE_VOLUME)]
     write_volume: f64,
     /// Share of the physical space the traces address, from page 0 (the
     /// data's footprint; GC is enabled at 70 % full).
-    #[arg(long, default_value_t = 0.65)]
+    #[arg(long, default_value_t = ssdlab_studies::gc_study::FOOTPRINT)]
     footprint: f64,
     /// Fit each profile's locality and overwrite knobs to the paper's
     /// victim table instead of running the study; prints and writes

@@ -255,6 +255,45 @@ pub fn run_cells(
     )
 }
 
+/// `reproduce gc-ondemand`'s defaults: requests per trace pass, host
+/// writes in multiples of the logical capacity, the traces' footprint.
+pub const REQUESTS: u64 = 200_000;
+pub const WRITE_VOLUME: f64 = 2.0;
+pub const FOOTPRINT: f64 = 0.65;
+
+/// The ladder of the quick or paper load sweep for `ssdlab.sweep`, every
+/// profile and scheme at every load, with the command's defaults:
+/// (labels, configuration).
+pub(crate) fn grid(paper: bool, seed: u64) -> Vec<(serde_json::Value, serde_json::Value)> {
+    let plan = if paper {
+        LoadPlan::paper()
+    } else {
+        LoadPlan::quick()
+    };
+    let mut out = Vec::new();
+    for profile in ssdlab_trace::PROFILES {
+        for scheme in SCHEMES {
+            for &load in &plan.ladder {
+                let at = GcStudyOptions {
+                    out: PathBuf::new(),
+                    threads: 1,
+                    seed,
+                    requests: REQUESTS,
+                    offered_mbs: load,
+                    write_volume: WRITE_VOLUME,
+                    footprint: FOOTPRINT,
+                    remote: None,
+                };
+                let labels = serde_json::json!({
+                    "profile": profile.name, "scheme": scheme, "load_mbs": load,
+                });
+                out.push((labels, point_config(profile, scheme, &at)));
+            }
+        }
+    }
+    out
+}
+
 /// The fields of a point's configuration.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -164,6 +164,47 @@ pub fn run(
     Ok((rows.into_iter().flatten().collect(), computed))
 }
 
+/// The study's points for `ssdlab.sweep`: (labels, configuration), the
+/// labels the configuration's part, approach, family, chips and demand.
+pub(crate) fn grid(
+    paper: bool,
+    seed: u64,
+    o: crate::study_points::GridOverrides,
+) -> Result<Vec<(serde_json::Value, serde_json::Value)>, InputError> {
+    let mut plan = if paper { Plan::PAPER } else { Plan::QUICK };
+    plan.sets_per_point = o.sets.unwrap_or(plan.sets_per_point);
+    plan.check_sets = o.check_sets.unwrap_or(plan.check_sets);
+    if let Some(s) = o.seconds {
+        (
+            plan.case_seconds,
+            plan.bandwidth_seconds,
+            plan.check_seconds,
+        ) = (s, s, s);
+    }
+    let opts = StudyOptions {
+        out: PathBuf::new(),
+        threads: 1,
+        seed,
+        plan,
+        remote: None,
+    };
+    let mut points = case_study::points(&opts)?;
+    points.extend(curves::points(&opts));
+    points.extend(ssd_check::points(&opts));
+    Ok(points
+        .into_iter()
+        .map(|p| {
+            let mut labels = serde_json::Map::new();
+            for k in ["part", "approach", "family", "chips", "demand"] {
+                if let Some(v) = p.config.get(k) {
+                    labels.insert(k.into(), v.clone());
+                }
+            }
+            (serde_json::Value::Object(labels), p.config)
+        })
+        .collect())
+}
+
 /// Mixes a seed with the numbers that name a point.
 pub(crate) fn point_seed(seed: u64, parts: &[u64]) -> u64 {
     parts.iter().fold(seed ^ 0x0005_EED0_FDAC_2021, |h, &p| {

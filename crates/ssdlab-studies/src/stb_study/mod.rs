@@ -150,6 +150,24 @@ pub fn run(
     )
 }
 
+/// The study's points for `ssdlab.sweep`: (labels, configuration).
+pub(crate) fn grid(paper: bool, seed: u64) -> Vec<(serde_json::Value, serde_json::Value)> {
+    let opts = StbStudyOptions {
+        out: PathBuf::new(),
+        threads: 1,
+        seed,
+        plan: if paper { Plan::Paper } else { Plan::Quick },
+        remote: None,
+    };
+    FTLS.iter()
+        .flat_map(|&ftl| SCHEDULERS.iter().map(move |&sched| (ftl, sched)))
+        .map(|(ftl, sched)| {
+            let labels = serde_json::json!({ "ftl": ftl, "scheduler": sched });
+            (labels, point_config(ftl, sched, &opts))
+        })
+        .collect()
+}
+
 fn point_config(ftl: &str, sched: &str, opts: &StbStudyOptions) -> serde_json::Value {
     let p = preset(ftl);
     let w = workload(opts.plan);
