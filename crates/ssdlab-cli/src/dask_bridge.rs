@@ -84,6 +84,11 @@ impl RemoteRunner for DaskBridge {
                 "ssdlab._bridge",
                 "--address",
                 &self.address,
+                // One point a task: a study's points are few and heavy
+                // (a round of the GC climb is 18), and Dask then hands
+                // the next one to whichever worker is free.
+                "--batch-size",
+                "1",
                 "--store",
             ])
             .arg(&self.store)

@@ -27,6 +27,8 @@ pub(super) struct RtssArgs {
     /// Override: simulated seconds per point (1 to a simulated day).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_RUNTIME_S))]
     runtime: Option<u64>,
+    #[command(flatten)]
+    cluster: ClusterArgs,
 }
 
 #[derive(clap::Args)]
@@ -109,13 +111,14 @@ pub(super) fn run_rtss(a: RtssArgs) -> Result<(), InputError> {
     a.common.check()?;
     let runtime = a.runtime.unwrap_or(if a.paper { 10 } else { 4 });
     let (device, host) = a.common.load()?;
+    let remote = a.cluster.remote(&a.out);
     let env = RunEnv {
         out: &a.out,
         threads: a.common.jobs,
         seed: a.common.seed,
         device: &device,
         host: &host,
-        remote: None,
+        remote: remote.as_deref(),
     };
     let bar = progress_bar("K2 vs Linux");
     let progress = |done: usize, total: usize| bar.tick(done, total);
