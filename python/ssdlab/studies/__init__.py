@@ -31,7 +31,8 @@ def study_grid(study: str, plan: str, seed: int, **overrides: Optional[int]) -> 
 
 def rows_of(df: pd.DataFrame, columns: List[str]) -> pd.DataFrame:
     """A sweep's study rows (one per point), with the study's columns."""
-    return df[columns].reset_index(drop=True)
+    rows: pd.DataFrame = df[columns].reset_index(drop=True)
+    return rows
 
 
 from . import gc_ondemand, rt_flash, stb  # noqa: E402  (they use the helpers above)

@@ -33,4 +33,5 @@ def figures(df: pd.DataFrame) -> pd.DataFrame:
     """The tidy rows of results.csv: every point's rows, in the grid's
     order."""
     rows = [r for rs in df["rows"] for r in rs]
-    return pd.DataFrame(rows, columns=COLUMNS)
+    out: pd.DataFrame = pd.DataFrame(rows, columns=COLUMNS)
+    return out
