@@ -38,6 +38,11 @@ impl Cache {
         format!("{h1:016x}{h2:016x}")
     }
 
+    /// The directory the cache keeps its entries in.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     fn path(&self, key: &str) -> PathBuf {
         self.dir.join(format!("{key}.json"))
     }

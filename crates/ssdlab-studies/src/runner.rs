@@ -57,10 +57,9 @@ pub fn run_points<T: Serialize + DeserializeOwned + Send>(
     let mut order: Vec<usize> = (0..points.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(points[i].cost));
     if let Some(remote) = remote {
-        return run_remote(points, &order, &cache, remote, progress).map_err(|e| match e {
-            RemoteError::Cache(e) => cache_err(e),
-            RemoteError::Input(e) => e,
-        });
+        let configs: Vec<serde_json::Value> = points.iter().map(|p| p.config.clone()).collect();
+        let costs: Vec<u64> = points.iter().map(|p| p.cost).collect();
+        return run_remote(&configs, &costs, &cache, remote.0.as_ref(), progress);
     }
     let (done, computed) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let pool = rayon::ThreadPoolBuilder::new()
@@ -89,50 +88,47 @@ pub fn run_points<T: Serialize + DeserializeOwned + Send>(
     ))
 }
 
-enum RemoteError {
-    Cache(std::io::Error),
-    Input(InputError),
-}
-
-/// The points not in the cache go to `remote` in one call, longest first
-/// (`order`), and are cached as their results come back.
-fn run_remote<T: Serialize + DeserializeOwned>(
-    points: &[StudyPoint<'_, T>],
-    order: &[usize],
+/// The points of `configs` not in `cache` go to `remote` in one call,
+/// longest first by `costs` (a stable order among equals), and are cached
+/// as their results come back; every result in the configurations' order
+/// and how many were computed. The shared runner and the K2 runner both
+/// send their points this way.
+pub(crate) fn run_remote<T: Serialize + DeserializeOwned>(
+    configs: &[serde_json::Value],
+    costs: &[u64],
     cache: &Cache,
-    remote: &Remote,
+    remote: &dyn RemoteRunner,
     progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<(Vec<T>, usize), RemoteError> {
-    let keys: Vec<String> = points.iter().map(|p| Cache::key(&p.config)).collect();
+) -> Result<(Vec<T>, usize), InputError> {
+    let keys: Vec<String> = configs.iter().map(Cache::key).collect();
     let mut results: Vec<Option<T>> = keys.iter().map(|k| cache.get(k)).collect();
-    let missing: Vec<usize> = order
-        .iter()
-        .copied()
+    let mut missing: Vec<usize> = (0..configs.len())
         .filter(|&i| results[i].is_none())
         .collect();
-    progress(points.len() - missing.len(), points.len());
+    missing.sort_by_key(|&i| std::cmp::Reverse(costs[i]));
+    progress(configs.len() - missing.len(), configs.len());
     let sent: Vec<(String, String)> = missing
         .iter()
-        .map(|&i| (keys[i].clone(), points[i].config.to_string()))
+        .map(|&i| (keys[i].clone(), configs[i].to_string()))
         .collect();
     let got = if sent.is_empty() {
         Vec::new()
     } else {
-        remote.0.run(&sent).map_err(RemoteError::Input)?
+        remote.run(&sent)?
     };
     for (&i, text) in missing.iter().zip(got) {
         let result: T = serde_json::from_str(&text).map_err(|e| {
-            RemoteError::Input(InputError::invalid(
+            InputError::invalid(
                 "--dask",
                 format!("the result of point {} does not read back: {e}", keys[i]),
-            ))
+            )
         })?;
         cache
-            .put(&keys[i], &points[i].config, &result)
-            .map_err(RemoteError::Cache)?;
+            .put(&keys[i], &configs[i], &result)
+            .map_err(|e| InputError::invalid(cache.dir().display().to_string(), e.to_string()))?;
         results[i] = Some(result);
     }
-    progress(points.len(), points.len());
+    progress(configs.len(), configs.len());
     let results = results
         .into_iter()
         .map(|r| r.expect("every point ran"))

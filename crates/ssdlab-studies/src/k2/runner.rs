@@ -147,8 +147,8 @@ pub fn execute_figures(
     Ok((results?, computed.into_inner()))
 }
 
-/// As `execute`, the points not in the cache run by `remote` (in one call)
-/// and cached as they come back.
+/// As `execute`, the points not in the cache run by `remote`, through the
+/// studies' shared remote path (`runner::run_remote`).
 fn execute_remote(
     pts: &[RunPoint],
     env: &RunEnv,
@@ -157,37 +157,8 @@ fn execute_remote(
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<(Vec<PointFigures>, usize), InputError> {
     let configs: Vec<serde_json::Value> = pts.iter().map(|p| p.spec(env).config()).collect();
-    let keys: Vec<String> = configs.iter().map(Cache::key).collect();
-    let mut figures: Vec<Option<PointFigures>> = keys.iter().map(|k| cache.get(k)).collect();
-    // Longest first, as on local threads (a stable sort keeps the grid's
-    // order among equals).
-    let mut missing: Vec<usize> = (0..pts.len()).filter(|&i| figures[i].is_none()).collect();
-    missing.sort_by_key(|&i| std::cmp::Reverse(pts[i].cost));
-    progress(pts.len() - missing.len(), pts.len());
-    let sent: Vec<(String, String)> = missing
-        .iter()
-        .map(|&i| (keys[i].clone(), configs[i].to_string()))
-        .collect();
-    let got = if sent.is_empty() {
-        Vec::new()
-    } else {
-        remote.run(&sent)?
-    };
-    for (&i, text) in missing.iter().zip(got) {
-        let f: PointFigures = serde_json::from_str(&text).map_err(|e| {
-            InputError::invalid("--dask", format!("figures of point {}: {e}", keys[i]))
-        })?;
-        cache
-            .put(&keys[i], &configs[i], &f)
-            .map_err(|e| io_err(env.out, e))?;
-        figures[i] = Some(f);
-    }
-    progress(pts.len(), pts.len());
-    let results = figures
-        .into_iter()
-        .map(|f| f.expect("every point ran"))
-        .collect();
-    Ok((results, missing.len()))
+    let costs: Vec<u64> = pts.iter().map(|p| p.cost).collect();
+    crate::runner::run_remote(&configs, &costs, cache, remote, progress)
 }
 
 /// Runs the K2 grid (every point not yet in the cache).
