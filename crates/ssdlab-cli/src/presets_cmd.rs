@@ -1,6 +1,5 @@
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::preset::{Preset, PRESETS};
-use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::gc::REGISTRY;
 
 #[derive(clap::Args)]
@@ -29,7 +28,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
         "preset", "raw GiB", "user GiB", "planes", "OP"
     );
     for p in PRESETS {
-        let cfg = SsdConfig::load(p.name)?;
+        let cfg = Preset::load_device(p.name)?;
         let l = cfg.layout();
         let gib = |pages: u32| pages as f64 * l.page_size as f64 / (1u64 << 30) as f64;
         println!(

@@ -130,7 +130,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
         ignore_unknown: a.ignore_unknown,
     };
     let jobfile = ssdlab_fio::parse_file_with(&a.jobfile, &ssdlab_fio::process_env, &opts)
-        .map_err(InputError::from)?;
+        .map_err(ssdlab_sim::error::from_fio)?;
     note_ignored(&jobfile);
     if a.parse_only {
         return match a.target.target {

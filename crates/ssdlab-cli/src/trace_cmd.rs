@@ -1,6 +1,6 @@
 use crate::output::Output;
 use ssdlab_sim::error::InputError;
-use ssdlab_sim::ssd::config::SsdConfig;
+use ssdlab_sim::preset::Preset;
 use ssdlab_trace::{profile, write_trace, SynthOptions, PROFILES};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -88,7 +88,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
     if a.requests == 0 {
         return Err(InputError::invalid("--requests", "must be at least 1"));
     }
-    let layout = SsdConfig::load(&a.device)?.layout();
+    let layout = Preset::load_device(&a.device)?.layout();
     let opts = SynthOptions {
         requests: a.requests,
         span_bytes: layout.capacity_bytes(),

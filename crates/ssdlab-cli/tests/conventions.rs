@@ -84,7 +84,7 @@ fn unsafe_code_is_allowed_only_for_the_prefetch_and_the_ring() {
     assert_eq!(found.len(), 2, "allow(unsafe_code) at: {found:?}");
     assert!(
         found[0].starts_with("ssdlab-drive/src/ring.rs")
-            && found[1].contains("ssd/ftl/page_map.rs"),
+            && found[1].starts_with("ssdlab-ssd/src/ftl/page_map.rs"),
         "allow(unsafe_code) outside the page map and the ring: {found:?}"
     );
 }
@@ -97,6 +97,7 @@ const FRONT_END_DEPS: &[&str] = &[
     "ssdlab-fio",
     "ssdlab-trace",
     "ssdlab-metrics",
+    "ssdlab-ssd",
     "ssdlab-sim",
     "ssdlab-rtflash",
     "ssdlab-studies",
@@ -110,12 +111,14 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("ssdlab-fio", &[]),
     ("ssdlab-trace", &[]),
     ("ssdlab-drive", &["ssdlab-protocol"]),
+    ("ssdlab-ssd", &["ssdlab-protocol"]),
     ("ssdlab-metrics", &["ssdlab-protocol"]),
     ("ssdlab-sched", &["ssdlab-protocol", "ssdlab-fio"]),
     (
         "ssdlab-sim",
         &[
             "ssdlab-protocol",
+            "ssdlab-ssd",
             "ssdlab-sched",
             "ssdlab-fio",
             "ssdlab-trace",
@@ -124,7 +127,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     (
         "ssdlab-rtflash",
-        &["ssdlab-protocol", "ssdlab-fio", "ssdlab-sim"],
+        &["ssdlab-protocol", "ssdlab-fio", "ssdlab-ssd", "ssdlab-sim"],
     ),
     (
         "ssdlab-studies",
@@ -134,6 +137,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "ssdlab-fio",
             "ssdlab-trace",
             "ssdlab-metrics",
+            "ssdlab-ssd",
             "ssdlab-sim",
             "ssdlab-rtflash",
         ],
@@ -222,31 +226,18 @@ fn files_naming(dir: &Path, forbidden: &[&str]) -> Vec<String> {
 }
 
 #[test]
-fn device_models_do_not_import_the_host() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ssdlab-sim/src");
-    let upward = [
-        "crate::host",
-        "crate::kernel",
-        "crate::workload",
-        "crate::experiment",
-    ];
-    let found = files_naming(&src.join("ssd"), &upward);
-    assert!(
-        found.is_empty(),
-        "device models importing the host side: {found:?}"
-    );
-    let clock = files_naming(&src.join("ssd/ftl"), &["crate::engine", "Timers"]);
+fn device_models_keep_their_rules() {
+    // The device crate cannot import the host, the kernel or a workload: its
+    // Cargo.toml names the protocol alone (`crates_depend_only_downwards`).
+    // Inside it, the FTL has no clock, and the policies sit below the
+    // configuration that names them.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ssdlab-ssd/src");
+    let clock = files_naming(&src.join("ftl"), &["engine", "Timers"]);
     assert!(clock.is_empty(), "the FTL has no clock: {clock:?}");
-    // The policies sit below the configuration that names them: they get
-    // their numbers from `ssd::build`, never the configuration itself.
-    let config = ["ssd::config", "super::config", "SsdConfig"];
-    for policies in [
-        "ssd/gc",
-        "ssd/alloc",
-        "ssd/die_sched",
-        "ssd/layout.rs",
-        "ssd/registry.rs",
-    ] {
+    // The policies get their numbers from `build`, never the configuration
+    // itself.
+    let config = ["crate::config", "super::config", "SsdConfig"];
+    for policies in ["gc", "alloc", "die_sched", "layout.rs", "registry.rs"] {
         let path = src.join(policies);
         let found = if path.is_dir() {
             files_naming(&path, &config)
@@ -264,13 +255,16 @@ fn device_models_do_not_import_the_host() {
             "policies reading the configuration back: {found:?}"
         );
     }
-    let engine = files_naming(&src.join("engine"), &["crate::"]);
+    // The checks can fail: the device itself keeps a clock and reads its
+    // configuration.
+    assert!(!files_naming(&src.join("device"), &["Timers"]).is_empty());
+    assert!(!files_naming(&src.join("device"), &config).is_empty());
+    let engine = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ssdlab-protocol/src/engine");
+    let engine = files_naming(&engine, &["crate::"]);
     assert!(
         engine.is_empty(),
-        "the engine imports the simulator: {engine:?}"
+        "the engine's calendar imports the protocol's other parts: {engine:?}"
     );
-    // The check can fail: the kernel itself names the host.
-    assert!(!files_naming(&src, &["crate::host"]).is_empty());
 }
 
 #[test]
@@ -338,8 +332,8 @@ fn the_architecture_names_every_crate_and_folder() {
         .collect();
     folders.sort();
     folders.dedup();
-    // A folder is named with its crate (`ssdlab-sim/src/ssd/ftl/`) or, in a
-    // list of siblings, by its path inside the crate's src (`ssd/gc/`,
+    // A folder is named with its crate (`ssdlab-ssd/src/ftl/`) or, in a
+    // list of siblings, by its path inside the crate's src (`src/gc/`,
     // `src/stats/`) or its last two folders (`hybrid/device/`).
     let unnamed: Vec<&String> = folders
         .iter()
@@ -367,8 +361,8 @@ fn the_architecture_names_every_crate_and_folder() {
 /// fields, each a part or a plain setting.
 #[test]
 fn the_device_struct_is_a_handful_of_parts() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ssdlab-sim/src/ssd/device/mod.rs");
-    let text = fs::read_to_string(&path).expect("reading ssd/device/mod.rs");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ssdlab-ssd/src/device/mod.rs");
+    let text = fs::read_to_string(&path).expect("reading ssdlab-ssd/src/device/mod.rs");
     let start = text
         .find("pub struct SimSsd {")
         .expect("SimSsd is defined there");

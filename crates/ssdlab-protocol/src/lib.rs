@@ -41,10 +41,15 @@
 //!   submitted (the simulated devices carry no data, only time).
 //! - **Deadlines.** [`IoCommand::deadline`] is a hint for a device that
 //!   serves work by deadline; a device may ignore it.
+//!
+//! The event queue a simulation runs on ([`engine::EventQueue`], a calendar
+//! queue implementing [`Timers`]) lives here too, so that a device model's
+//! own tests can drive it without the simulation kernel.
 
 mod command;
 mod device;
 mod dir;
+pub mod engine;
 mod time;
 
 pub use command::{CommandError, IoCommand, IoCompletion, Lpn};

@@ -3,7 +3,7 @@
 
 use super::{bad_json, to_py};
 use pyo3::prelude::*;
-use ssdlab_sim::error::InputError;
+use ssdlab_sim::error::{from_fio, InputError};
 use ssdlab_sim::experiment::fio_run::{self, RunSetup};
 use ssdlab_sim::experiment::report;
 use ssdlab_sim::workload::replay_setup::{open_replay, ReplayRequest};
@@ -82,8 +82,10 @@ pub fn run_job(py: Python<'_>, request_json: &str) -> PyResult<RunOutput> {
         let opts = ssdlab_fio::ParseOptions { ignore_unknown };
         let env = ssdlab_fio::process_env;
         let jobfile = match &job_path {
-            Some(path) => ssdlab_fio::parse_file_with(path, &env, &opts)?,
-            None => ssdlab_fio::parse_str_with(&p.job, &p.job_name, &env, &opts)?,
+            Some(path) => ssdlab_fio::parse_file_with(path, &env, &opts).map_err(from_fio)?,
+            None => {
+                ssdlab_fio::parse_str_with(&p.job, &p.job_name, &env, &opts).map_err(from_fio)?
+            }
         };
         let prepared = fio_run::prepare(&jobfile, &setup)?;
         outputs(prepared, &jobfile, &setup)

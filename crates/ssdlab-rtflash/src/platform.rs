@@ -188,6 +188,7 @@ impl Platform {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ssdlab_sim::preset::Preset;
 
     #[test]
     fn default_costs() {
@@ -202,7 +203,7 @@ mod tests {
 
     #[test]
     fn from_seed004_is_the_default_flash() {
-        let cfg = SsdConfig::load("seed004").unwrap();
+        let cfg = Preset::load_device("seed004").unwrap();
         let p = Platform::from_preset("seed004", &cfg, None).unwrap();
         assert_eq!(p.chips, 4);
         assert_eq!(p.blocks_per_chip, 2048);

@@ -1,57 +1,19 @@
-//! Errors for user input. Every error names where the bad input is.
+//! Errors for user input: `ssdlab_ssd::error::InputError` (the device
+//! models read presets, the lowest input that needs it), and the conversion
+//! of a job-file error, which keeps its file, line and option.
 
-use thiserror::Error;
+pub use ssdlab_ssd::error::InputError;
 
-#[derive(Debug, Error)]
-pub enum InputError {
-    /// A problem at a known place in a file.
-    #[error("{file}:{line}: {field}: {message}")]
-    At {
-        file: String,
-        line: usize,
-        field: String,
-        message: String,
-    },
-    /// A problem with a command-line value or a whole file.
-    #[error("{context}: {message}")]
-    Invalid { context: String, message: String },
-    /// Several problems of one input, each on its own line.
-    #[error("{}", .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))]
-    Many(Vec<InputError>),
-}
-
-impl InputError {
-    /// One error, or all of them when there are several.
-    ///
-    /// # Panics
-    /// On an empty list (a logic error: there is nothing to report).
-    pub fn all(mut errors: Vec<InputError>) -> Self {
-        assert!(!errors.is_empty(), "no error to report");
-        if errors.len() == 1 {
-            return errors.remove(0);
-        }
-        InputError::Many(errors)
-    }
-
-    pub fn invalid(context: impl Into<String>, message: impl Into<String>) -> Self {
-        InputError::Invalid {
-            context: context.into(),
-            message: message.into(),
-        }
-    }
-}
-
-/// A job-file error keeps its file, line and option.
-impl From<ssdlab_fio::FioError> for InputError {
-    fn from(e: ssdlab_fio::FioError) -> Self {
-        InputError::At {
-            field: e
-                .option
-                .clone()
-                .map_or("job file".to_string(), |o| format!("option '{o}'")),
-            file: e.file,
-            line: e.line,
-            message: e.message,
-        }
+/// A job-file error as an input error naming its file, line and option
+/// (`.map_err(from_fio)` where `?` meets a `FioError`).
+pub fn from_fio(e: ssdlab_fio::FioError) -> InputError {
+    InputError::At {
+        field: e
+            .option
+            .clone()
+            .map_or("job file".to_string(), |o| format!("option '{o}'")),
+        file: e.file,
+        line: e.line,
+        message: e.message,
     }
 }

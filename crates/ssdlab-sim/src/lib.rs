@@ -6,7 +6,9 @@ pub mod experiment;
 pub mod host;
 pub mod kernel;
 pub mod preset;
-pub mod ssd;
-pub mod toml_sections;
+/// The device models (crate `ssdlab-ssd`), under the name the simulator's
+/// modules have always used for them.
+pub use ssdlab_ssd as ssd;
+pub use ssdlab_ssd::toml_sections;
 pub mod units;
 pub mod workload;

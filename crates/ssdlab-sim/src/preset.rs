@@ -5,47 +5,16 @@
 
 use crate::error::InputError;
 use crate::host::HostConfig;
-use crate::ssd::config::SsdConfig;
+pub use crate::ssd::config::{BuiltinPreset, PRESETS};
+use crate::ssd::config::{SsdConfig, DEVICE_KEYS};
 use crate::toml_sections::SectionReader;
 
-/// A built-in preset: its name and TOML source.
-pub struct BuiltinPreset {
-    pub name: &'static str,
-    pub source: &'static str,
+/// The top-level keys of a preset: the device's, and `host`.
+fn preset_keys() -> Vec<&'static str> {
+    let mut keys = DEVICE_KEYS.to_vec();
+    keys.push("host");
+    keys
 }
-
-pub const PRESETS: &[BuiltinPreset] = &[
-    BuiltinPreset {
-        name: "mqsim-64g",
-        source: include_str!("../presets/mqsim-64g.toml"),
-    },
-    BuiltinPreset {
-        name: "seed004",
-        source: include_str!("../presets/seed004.toml"),
-    },
-    BuiltinPreset {
-        name: "consumer-tlc-250g",
-        source: include_str!("../presets/consumer-tlc-250g.toml"),
-    },
-    BuiltinPreset {
-        name: "mlc-sata-8g",
-        source: include_str!("../presets/mlc-sata-8g.toml"),
-    },
-];
-
-/// The top-level keys of a preset.
-const KEYS: &[&str] = &[
-    "name",
-    "description",
-    "geometry",
-    "timing",
-    "controller",
-    "buffer",
-    "slc_cache",
-    "ftl",
-    "gc",
-    "host",
-];
 
 /// A device and the host settings that go with it.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,43 +77,14 @@ impl Preset {
     /// read and checked on its own, and every problem found is reported.
     pub fn from_toml(text: &str, file: &str) -> Result<Preset, InputError> {
         let mut r = SectionReader::new(text, file, "")?;
-        r.refuse_unknown(KEYS);
-        let name = r.required("name");
-        let description = r.section("description");
-        let geometry = r.required("geometry");
-        let timing = r.required("timing");
-        let controller = r.section("controller");
-        let buffer = r.section("buffer");
-        let slc_cache = r.section("slc_cache");
-        let ftl = r.section("ftl");
-        let gc = r.section("gc");
+        r.refuse_unknown(&preset_keys());
+        let device = SsdConfig::read_sections(&mut r);
         let host: Option<HostConfig> = r.section("host");
         if let Some(h) = &host {
             r.problems(h.problems());
         }
         r.check()?;
-        let (Some(name), Some(geometry), Some(timing)) = (name, geometry, timing) else {
-            return Err(InputError::invalid(
-                file,
-                "name, geometry and timing are required",
-            ));
-        };
-        let device = SsdConfig {
-            name,
-            description: description.unwrap_or_default(),
-            geometry,
-            timing,
-            controller: controller.unwrap_or_default(),
-            buffer: buffer.unwrap_or_default(),
-            slc_cache,
-            ftl: ftl.unwrap_or_default(),
-            gc: gc.unwrap_or_default(),
-        };
-        if let Err(problems) = device.validate() {
-            r.problems(problems);
-        }
-        r.check()?;
-        device.check_fits_memory(file, text)?;
+        let device = SsdConfig::checked(device, &mut r, file, text)?;
         Ok(Preset {
             device,
             host: host.unwrap_or_default(),
@@ -214,15 +154,16 @@ impl HostConfig {
     }
 }
 
-impl SsdConfig {
+impl Preset {
     /// The device of a built-in preset or preset file (its host settings
     /// dropped; see `Preset::load`).
-    pub fn load(name_or_path: &str) -> Result<SsdConfig, InputError> {
+    pub fn load_device(name_or_path: &str) -> Result<SsdConfig, InputError> {
         Preset::load(name_or_path).map(|p| p.device)
     }
 
-    /// The device of a preset's TOML text.
-    pub fn from_toml(text: &str, file: &str) -> Result<SsdConfig, InputError> {
+    /// The device of a preset's TOML text (its `[host]`, if any, checked
+    /// and dropped).
+    pub fn device_from_toml(text: &str, file: &str) -> Result<SsdConfig, InputError> {
         Preset::from_toml(text, file).map(|p| p.device)
     }
 }

@@ -8,7 +8,7 @@ use ssdlab_metrics::JobReport;
 use ssdlab_sim::experiment::fio_run::{self, RunResult, RunSetup};
 use ssdlab_sim::experiment::report;
 use ssdlab_sim::host::{HostConfig, PageCacheConfig};
-use ssdlab_sim::ssd::config::SsdConfig;
+use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::precondition::PreconditionMode;
 use ssdlab_sim::workload::buffered::BufferedCounters;
 
@@ -16,7 +16,7 @@ const MS: u64 = 1_000_000;
 
 fn setup(host: HostConfig) -> RunSetup {
     RunSetup {
-        device: SsdConfig::load("seed004").expect("preset loads"),
+        device: Preset::load_device("seed004").expect("preset loads"),
         host,
         scheduler: "mq-deadline".into(),
         occupancy: 0.0,

@@ -8,6 +8,7 @@ use ssdlab_protocol::Ns;
 use ssdlab_protocol::{Dir, IoCommand};
 use ssdlab_sim::experiment::closed_loop::ClosedLoop;
 use ssdlab_sim::kernel::Simulation;
+use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::config::{MapJournal, ReadAhead, SsdConfig};
 use ssdlab_sim::ssd::device::{DeviceStats, SimSsd};
 use ssdlab_sim::ssd::precondition::{precondition, Precondition};
@@ -16,7 +17,7 @@ use ssdlab_sim::workload::script::CommandScript;
 /// seed004 shrunk: 2 channels × 1 die × 2 planes, 16-page blocks, no buffer
 /// effects unless a test asks for them.
 fn small() -> SsdConfig {
-    let mut cfg = SsdConfig::load("seed004").unwrap();
+    let mut cfg = Preset::load_device("seed004").unwrap();
     cfg.geometry.channels = 2;
     cfg.geometry.chips_per_channel = 1;
     cfg.geometry.dies_per_chip = 1;

@@ -7,6 +7,7 @@
 use ssdlab_sim::experiment::fio_run::{self, RunSetup};
 use ssdlab_sim::experiment::report;
 use ssdlab_sim::host::HostConfig;
+use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::config::SsdConfig;
 use std::path::PathBuf;
 
@@ -43,9 +44,9 @@ fn neighbours(device: SsdConfig) -> (u64, u64) {
 
 #[test]
 fn a_reader_on_chips_of_its_own_escapes_its_neighbours_writes() {
-    let shared = neighbours(SsdConfig::load("consumer-tlc-250g").unwrap());
+    let shared = neighbours(Preset::load_device("consumer-tlc-250g").unwrap());
     let path = example("consumer-tlc-250g-clusters.toml");
-    let clustered = neighbours(SsdConfig::load(path.to_str().unwrap()).unwrap());
+    let clustered = neighbours(Preset::load_device(path.to_str().unwrap()).unwrap());
     // Sharing every chip, the reader's tail is the writer's programs; on
     // its own chips it is a flash read.
     assert!(shared.0 > 1_000_000, "shared: reader p99.9 {} ns", shared.0);
@@ -64,7 +65,7 @@ fn a_reader_on_chips_of_its_own_escapes_its_neighbours_writes() {
 /// seed004 (four chips) with a quarter of the logical space on chip 0 and
 /// one on chip 1; the other half on chips 2 and 3.
 fn seed004_clusters() -> SsdConfig {
-    let mut cfg = SsdConfig::load("seed004").unwrap();
+    let mut cfg = Preset::load_device("seed004").unwrap();
     cfg.ftl.allocation = "clusters".parse().unwrap();
     cfg.ftl.clusters = vec![
         ssdlab_sim::ssd::config::ChipCluster {
@@ -97,7 +98,7 @@ fn preconditioning_spreads_each_clusters_pages_over_its_own_planes() {
         report.gc_pages_moved
     };
     let clustered = moved(seed004_clusters());
-    let mut dynamic = SsdConfig::load("seed004").unwrap();
+    let mut dynamic = Preset::load_device("seed004").unwrap();
     dynamic.ftl.allocation = "dynamic".parse().unwrap();
     let shared = moved(dynamic);
     assert!(
@@ -116,7 +117,7 @@ fn with_a_dynamic_slc_cache_no_cluster_may_be_fuller_than_the_device() {
         .unwrap()
         .replacen("to = 0.25", "to = 0.26", 1)
         .replacen("from = 0.25", "from = 0.26", 1);
-    let err = SsdConfig::from_toml(&text, "clusters.toml")
+    let err = Preset::device_from_toml(&text, "clusters.toml")
         .unwrap_err()
         .to_string();
     assert!(
@@ -128,5 +129,5 @@ fn with_a_dynamic_slc_cache_no_cluster_may_be_fuller_than_the_device() {
         "dynamic_blocks_per_plane = 268",
         "dynamic_blocks_per_plane = 0",
     );
-    SsdConfig::from_toml(&text, "clusters.toml").unwrap();
+    Preset::device_from_toml(&text, "clusters.toml").unwrap();
 }

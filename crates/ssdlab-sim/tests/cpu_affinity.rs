@@ -6,7 +6,7 @@ use ssdlab_fio::JobFile;
 use ssdlab_sim::experiment::fio_run::{self, RunSetup};
 use ssdlab_sim::experiment::report;
 use ssdlab_sim::host::HostConfig;
-use ssdlab_sim::ssd::config::SsdConfig;
+use ssdlab_sim::preset::Preset;
 
 const US: u64 = 1_000;
 
@@ -20,7 +20,7 @@ fn setup(costs: impl Fn(&mut HostConfig)) -> RunSetup {
     host.costs.wakeup_ns = 0;
     costs(&mut host);
     RunSetup {
-        device: SsdConfig::load("seed004").expect("preset loads"),
+        device: Preset::load_device("seed004").expect("preset loads"),
         host,
         scheduler: "none".into(),
         occupancy: 0.5,

@@ -5,6 +5,7 @@
 use proptest::prelude::*;
 use ssdlab_protocol::{Dir, IoCommand};
 use ssdlab_sim::kernel::Simulation;
+use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::config::{SlcCache, SsdConfig, Suspend};
 use ssdlab_sim::ssd::device::SimSsd;
 use ssdlab_sim::ssd::precondition::{precondition, Precondition};
@@ -13,7 +14,7 @@ use ssdlab_sim::workload::script::CommandScript;
 /// A tiny device: 2 channels x 1 chip x 1 die x 2 planes, 24 blocks of 16
 /// pages. Each bit of `variant` turns a mechanism on.
 fn tiny(variant: u8, policy: &str) -> SsdConfig {
-    let mut cfg = SsdConfig::load("seed004").unwrap();
+    let mut cfg = Preset::load_device("seed004").unwrap();
     cfg.name = "tiny".into();
     cfg.geometry.channels = 2;
     cfg.geometry.planes_per_die = 2;

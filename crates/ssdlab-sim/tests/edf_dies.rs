@@ -6,14 +6,14 @@ use ssdlab_protocol::Lpn;
 use ssdlab_protocol::Ns;
 use ssdlab_protocol::{Dir, IoCommand};
 use ssdlab_sim::kernel::Simulation;
-use ssdlab_sim::ssd::config::SsdConfig;
+use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::device::SimSsd;
 use ssdlab_sim::ssd::precondition::{precondition, Precondition};
 use ssdlab_sim::workload::script::CommandScript;
 
 /// seed004 shrunk to 2 dies of 2 planes, write-through, half full.
 fn device(die_scheduler: &str) -> Simulation<SimSsd> {
-    let mut cfg = SsdConfig::load("seed004").unwrap();
+    let mut cfg = Preset::load_device("seed004").unwrap();
     cfg.geometry.channels = 2;
     cfg.geometry.planes_per_die = 2;
     cfg.geometry.blocks_per_plane = 64;

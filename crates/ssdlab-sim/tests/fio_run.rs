@@ -8,13 +8,13 @@ use ssdlab_metrics::{DirStats, JobReport};
 use ssdlab_sim::experiment::fio_run::{self, RunResult, RunSetup};
 use ssdlab_sim::experiment::report;
 use ssdlab_sim::host::HostConfig;
-use ssdlab_sim::ssd::config::SsdConfig;
+use ssdlab_sim::preset::Preset;
 
 const MS: u64 = 1_000_000;
 
 fn setup_with(device: &str, scheduler: &str, occupancy: f64) -> RunSetup {
     RunSetup {
-        device: SsdConfig::load(device).expect("preset loads"),
+        device: Preset::load_device(device).expect("preset loads"),
         host: HostConfig::default(),
         scheduler: scheduler.to_string(),
         occupancy,
@@ -787,7 +787,7 @@ fn errors_name_the_problem() {
 #[test]
 fn size_is_capped_at_the_device_end_and_number_ios_zero_is_no_limit() {
     let s = setup();
-    let bytes = SsdConfig::load("seed004").map(|c| {
+    let bytes = Preset::load_device("seed004").map(|c| {
         let l = c.layout();
         l.logical_pages as u64 * l.page_size as u64
     });

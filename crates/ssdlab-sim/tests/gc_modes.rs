@@ -7,6 +7,7 @@ use ssdlab_protocol::Dir;
 use ssdlab_protocol::Lpn;
 use ssdlab_sim::experiment::closed_loop::ClosedLoop;
 use ssdlab_sim::kernel::Simulation;
+use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::build::gc_policy as make_policy;
 use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::device::SimSsd;
@@ -15,7 +16,7 @@ use ssdlab_sim::ssd::ids::{BlockId, PlaneId};
 use ssdlab_sim::ssd::precondition::{precondition, Precondition};
 
 fn device(trigger: &str, policy: &str) -> SimSsd {
-    let mut cfg = SsdConfig::load("seed004").unwrap();
+    let mut cfg = Preset::load_device("seed004").unwrap();
     cfg.geometry.blocks_per_plane = 64;
     cfg.ftl.over_provisioning = 0.25;
     cfg.gc.trigger = trigger.parse().unwrap();
@@ -72,7 +73,7 @@ fn on_demand_collects_when_space_runs_short() {
 
 /// A one-plane FTL with blocks of chosen valid counts (closed in order).
 fn ftl_with_valid_counts(valid: &[u16], closed_at: &[u64]) -> (Ftl, SsdConfig) {
-    let mut cfg = SsdConfig::load("seed004").unwrap();
+    let mut cfg = Preset::load_device("seed004").unwrap();
     cfg.geometry.channels = 1;
     cfg.geometry.planes_per_die = 1;
     cfg.geometry.blocks_per_plane = 32;

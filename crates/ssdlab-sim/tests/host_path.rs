@@ -7,7 +7,7 @@ use ssdlab_protocol::{Ns, Timers};
 use ssdlab_sched::{IoClass, IoPrio};
 use ssdlab_sim::host::{Bio, BioDone, BlockLayer, CpuPlan, HostConfig, HostCounters, HostEvent};
 use ssdlab_sim::kernel::{Ctx, Simulation, WorkEvent, Workload};
-use ssdlab_sim::ssd::config::SsdConfig;
+use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::device::SimSsd;
 use ssdlab_sim::ssd::precondition::{precondition, Precondition};
 
@@ -47,7 +47,7 @@ struct Harness {
 
 impl Harness {
     fn new(sched_spec: &str, host: HostConfig) -> Harness {
-        let mut cfg = SsdConfig::load("seed004").unwrap();
+        let mut cfg = Preset::load_device("seed004").unwrap();
         cfg.geometry.blocks_per_plane = 64;
         let mut dev = SimSsd::new(cfg, 1, true);
         precondition(
@@ -240,7 +240,7 @@ fn a_pinned_job_waits_for_tags_on_its_cpus_queue() {
         nr_requests: 2,
         ..HostConfig::default()
     };
-    let cfg = SsdConfig::load("seed004").unwrap();
+    let cfg = Preset::load_device("seed004").unwrap();
     let dev = SimSsd::new(cfg, 1, false);
     let mut block = BlockLayer::new(
         host,

@@ -7,9 +7,7 @@ use ssdlab_sim::ssd::device::SimSsd;
 
 #[test]
 fn page_mapping_knee_is_where_a_request_covers_the_dies() {
-    let mut cfg = Preset::from_toml(include_str!("../presets/mlc-sata-8g.toml"), "mlc-sata-8g")
-        .unwrap()
-        .device;
+    let mut cfg = Preset::load_device("mlc-sata-8g").unwrap();
     cfg.ftl.mapping = Mapping::Page;
     let cal = calibrate(|| SimSsd::new(cfg.clone(), 1, false), 1 << 20, 1);
     for p in &cal.points {

@@ -5,7 +5,7 @@
 
 use ssdlab_sim::experiment::fio_run::{self, RunSetup};
 use ssdlab_sim::host::HostConfig;
-use ssdlab_sim::ssd::config::SsdConfig;
+use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::precondition::PreconditionMode;
 
 /// The process's peak resident set, in bytes (Linux's VmHWM).
@@ -22,7 +22,7 @@ fn one_iops_for(days: u32) -> (u64, f64) {
     );
     let jobfile = ssdlab_fio::parse_str(&text, "slow.fio", &|_| None).unwrap();
     let setup = RunSetup {
-        device: SsdConfig::load("seed004").unwrap(),
+        device: Preset::load_device("seed004").unwrap(),
         host: HostConfig::default(),
         scheduler: "none".into(),
         occupancy: 0.0,

@@ -2,15 +2,15 @@
 
 use proptest::prelude::*;
 use ssdlab_sim::error::InputError;
+use ssdlab_sim::preset::Preset;
 use ssdlab_sim::preset::PRESETS;
-use ssdlab_sim::ssd::config::SsdConfig;
 
 fn base() -> &'static str {
     PRESETS.iter().find(|p| p.name == "seed004").unwrap().source
 }
 
 fn err_of(text: &str) -> (usize, String, String) {
-    match SsdConfig::from_toml(text, "dev.toml") {
+    match Preset::device_from_toml(text, "dev.toml") {
         Err(InputError::At {
             file,
             line,
@@ -100,7 +100,7 @@ fn mixed_programs_need_pacing() {
     );
     assert!(message.contains("gc.pacing"), "{message}");
     let paced = text.replace("[gc]\n", "[gc]\npacing = true\n");
-    SsdConfig::from_toml(&paced, "dev.toml").unwrap();
+    Preset::device_from_toml(&paced, "dev.toml").unwrap();
 }
 
 #[test]
@@ -119,7 +119,7 @@ fn wrong_type_and_unknown_policy() {
 #[test]
 fn every_builtin_preset_is_valid() {
     for p in PRESETS {
-        SsdConfig::load(p.name).unwrap();
+        Preset::load_device(p.name).unwrap();
     }
 }
 
@@ -128,7 +128,7 @@ proptest! {
 
     #[test]
     fn arbitrary_text_never_panics(text in ".{0,400}") {
-        let _ = SsdConfig::from_toml(&text, "fuzz.toml");
+        let _ = Preset::device_from_toml(&text, "fuzz.toml");
     }
 
     #[test]
@@ -137,7 +137,7 @@ proptest! {
         let i = idx % bytes.len();
         bytes[i] = byte;
         if let Ok(text) = String::from_utf8(bytes) {
-            let _ = SsdConfig::from_toml(&text, "fuzz.toml");
+            let _ = Preset::device_from_toml(&text, "fuzz.toml");
         }
     }
 
@@ -182,7 +182,7 @@ fn numeric_values_never_panic() {
                 })
                 .collect::<Vec<_>>()
                 .join("\n");
-            let Ok(cfg) = SsdConfig::from_toml(&text, "fuzz.toml") else {
+            let Ok(cfg) = Preset::device_from_toml(&text, "fuzz.toml") else {
                 return Ok(());
             };
             // A preset that validates must build a device.
@@ -269,7 +269,7 @@ fn every_problem_of_a_preset_is_reported_at_once() {
     let text = base()
         .replace("read_ns = 25_000", "read_ns = 25_000\nspread = 2.0")
         .replace("over_provisioning = ", "over_provisioning = 0.95 #");
-    match SsdConfig::from_toml(&text, "dev.toml") {
+    match Preset::device_from_toml(&text, "dev.toml") {
         Err(InputError::Many(errors)) => {
             let shown: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
             assert_eq!(shown.len(), 2, "{shown:?}");
@@ -296,7 +296,7 @@ fn bad_sections_are_each_reported_with_their_line() {
             .replace("read_ns = 25_000", "read_ns = \"fast\"")
             .replace("policy = \"greedy\"", "policy = \"best\"")
     );
-    match SsdConfig::from_toml(&text, "dev.toml") {
+    match Preset::device_from_toml(&text, "dev.toml") {
         Err(InputError::Many(errors)) => {
             let shown: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
             assert_eq!(shown.len(), 3, "{shown:?}");
@@ -405,7 +405,7 @@ fn chip_clusters_and_their_allocation_go_together() {
         "{}\n[[ftl.clusters]]\nchips = [0]\nfrom = 0.0\nto = 0.25\n\n[[ftl.clusters]]\nchips = [3]\nfrom = 0.75\nto = 1.0\n",
         clustered("")
     );
-    SsdConfig::from_toml(&text, "dev.toml").unwrap();
+    Preset::device_from_toml(&text, "dev.toml").unwrap();
 }
 
 #[test]
@@ -433,7 +433,7 @@ fn cluster_errors_point_at_their_line_whatever_the_form() {
         clustered("")
     );
     // (Its chip is then missing for the rest of the space: two problems.)
-    let all = SsdConfig::from_toml(&text, "dev.toml")
+    let all = Preset::device_from_toml(&text, "dev.toml")
         .unwrap_err()
         .to_string();
     assert!(
@@ -447,7 +447,7 @@ fn cluster_errors_point_at_their_line_whatever_the_form() {
 #[test]
 fn pcie_round_trips_are_refused_on_the_sata_era_hybrid_device() {
     let hybrid = PRESETS.iter().find(|p| p.name == "mlc-sata-8g").unwrap();
-    assert!(SsdConfig::from_toml(hybrid.source, "dev.toml").is_ok());
+    assert!(Preset::device_from_toml(hybrid.source, "dev.toml").is_ok());
     let text = hybrid
         .source
         .replacen("[controller]", "[controller]\npcie_read_ns = 500", 1);

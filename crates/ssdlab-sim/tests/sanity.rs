@@ -5,12 +5,13 @@ use ssdlab_protocol::Lpn;
 use ssdlab_protocol::{Dir, IoCommand, IoCompletion};
 use ssdlab_sim::experiment::closed_loop::{ClosedLoop, LoadResult};
 use ssdlab_sim::kernel::{Ctx, Simulation, WorkEvent, Workload};
+use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::device::SimSsd;
 use ssdlab_sim::ssd::precondition::{precondition, Precondition};
 
 fn full_device(preset: &str) -> SimSsd {
-    let mut ssd = SimSsd::new(SsdConfig::load(preset).unwrap(), 3, false);
+    let mut ssd = SimSsd::new(Preset::load_device(preset).unwrap(), 3, false);
     precondition(&mut ssd, &Precondition::full(), 3).unwrap();
     ssd
 }
@@ -65,7 +66,7 @@ fn qd1_min_latency(cfg: SsdConfig, op: Dir) -> u64 {
 
 #[test]
 fn a_pcie_read_round_trip_delays_reads_once_and_writes_twice() {
-    let base = SsdConfig::load("consumer-tlc-250g").unwrap();
+    let base = Preset::load_device("consumer-tlc-250g").unwrap();
     let mut without = base.clone();
     without.controller.pcie_read_ns = 0;
     let mut with = base;
@@ -182,7 +183,7 @@ fn same_seed_same_figures() {
 fn every_gc_policy_collects() {
     use ssdlab_sim::ssd::registry::Registry;
     for policy in ssdlab_sim::ssd::gc::GcPolicies::names() {
-        let mut cfg = SsdConfig::load("seed004").unwrap();
+        let mut cfg = Preset::load_device("seed004").unwrap();
         cfg.gc.policy = policy.parse().unwrap();
         cfg.geometry.blocks_per_plane = 64;
         let mut ssd = SimSsd::new(cfg, 5, true);
@@ -282,7 +283,7 @@ fn mixed_load_watched(
     execution: ssdlab_sim::ssd::config::GcExecution,
     fill: f64,
 ) -> (u64, SimSsd, u32, u64) {
-    let mut cfg = SsdConfig::load("seed004").unwrap();
+    let mut cfg = Preset::load_device("seed004").unwrap();
     cfg.gc.execution = execution;
     cfg.geometry.blocks_per_plane = 64;
     if trigger != "eager70" {

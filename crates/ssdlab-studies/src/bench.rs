@@ -9,7 +9,6 @@ use ssdlab_sim::experiment::closed_loop::{ClosedLoop, LoadFigures};
 use ssdlab_sim::experiment::fio_run::{self, RunSetup};
 use ssdlab_sim::kernel::Simulation;
 use ssdlab_sim::preset::Preset;
-use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::device::{DeviceCounters, SimSsd};
 use ssdlab_sim::ssd::ftl::FtlCounters;
 use ssdlab_sim::ssd::precondition::{precondition, Precondition, PreconditionReport};
@@ -76,7 +75,7 @@ pub fn run(opts: &BenchOptions) -> Result<BenchReport, InputError> {
     if opts.qd == 0 {
         return Err(InputError::invalid("--qd", "must be greater than zero"));
     }
-    let cfg = SsdConfig::load(&opts.device)?;
+    let cfg = Preset::load_device(&opts.device)?;
     let mut ssd = SimSsd::new(cfg, opts.seed, false);
 
     let t0 = Instant::now();

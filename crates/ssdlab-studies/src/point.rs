@@ -7,11 +7,13 @@ use crate::cache::Cache;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use ssdlab_metrics::JobReport;
-use ssdlab_sim::error::InputError;
+use ssdlab_protocol::Ns;
+use ssdlab_sim::error::{from_fio, InputError};
 use ssdlab_sim::experiment::fio_run::{self, RunSetup};
 use ssdlab_sim::host::HostConfig;
 use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::config::SsdConfig;
+use ssdlab_sim::workload::job_stats::JobStats;
 
 /// The shape of a point's figures in the cache: 3 since they are
 /// `PointFigures`, 4 since `per_second` counts from the run's start for
@@ -87,7 +89,7 @@ impl PointSpec {
         ssdlab_sched::spec::parse(&c.scheduler)
             .map_err(|e| InputError::invalid("scheduler", e.to_string()))?;
         occupancy_share(c.occupancy * 100.0, "occupancy")?;
-        ssdlab_fio::parse_str(&c.job, "<job>", &|_| None)?;
+        ssdlab_fio::parse_str(&c.job, "<job>", &|_| None).map_err(from_fio)?;
         Ok(PointSpec {
             job_name: "<job>".into(),
             job_text: c.job,
@@ -113,7 +115,8 @@ impl PointSpec {
 
     /// Parses the job file and runs it.
     pub fn run(&self) -> Result<PointFigures, InputError> {
-        let jobfile = ssdlab_fio::parse_str(&self.job_text, &self.job_name, &|_| None)?;
+        let jobfile =
+            ssdlab_fio::parse_str(&self.job_text, &self.job_name, &|_| None).map_err(from_fio)?;
         let res = fio_run::run(&jobfile, &self.setup, None)?;
         Ok(PointFigures::of(&res))
     }
@@ -164,19 +167,44 @@ pub struct JobFigures {
 
 impl PointFigures {
     pub fn of(res: &fio_run::RunResult) -> PointFigures {
-        let jobs: Vec<JobFigures> = res.stats.iter().map(|s| job_figures(&s.report)).collect();
         let f = &res.ftl;
         PointFigures {
-            bw_mbs: jobs.iter().map(|j| j.bw_mbs).sum(),
-            iops: jobs.iter().map(|j| j.iops).sum(),
-            jobs,
             waf: f.waf(),
             gc_invocations: f.gc_invocations,
             gc_pages_moved: f.gc_pages_moved,
             erases: f.erases,
-            sim_seconds: res.sim_end_ns as f64 / 1e9,
-            per_second: per_second_totals(res),
-            gauges: gauges_of(&res.scheduler_gauges),
+            ..Self::of_jobs(&res.stats, res.sim_end_ns, &res.scheduler_gauges)
+        }
+    }
+
+    /// The figures of jobs run on a real drive (`run --target`, `probe`):
+    /// the same per-job figures and per-second totals as a simulated run's;
+    /// the flash's own counters are unknown there (WAF 0, no GC).
+    pub fn of_live(
+        stats: &[JobStats],
+        end_ns: Ns,
+        gauges: &ssdlab_sim::host::GaugeSeries,
+    ) -> PointFigures {
+        Self::of_jobs(stats, end_ns, gauges)
+    }
+
+    fn of_jobs(
+        stats: &[JobStats],
+        end_ns: Ns,
+        gauges: &ssdlab_sim::host::GaugeSeries,
+    ) -> PointFigures {
+        let jobs: Vec<JobFigures> = stats.iter().map(|s| job_figures(&s.report)).collect();
+        PointFigures {
+            bw_mbs: jobs.iter().map(|j| j.bw_mbs).sum(),
+            iops: jobs.iter().map(|j| j.iops).sum(),
+            jobs,
+            waf: 0.0,
+            gc_invocations: 0,
+            gc_pages_moved: 0,
+            erases: 0,
+            sim_seconds: end_ns as f64 / 1e9,
+            per_second: per_second_totals(stats),
+            gauges: gauges_of(gauges),
         }
     }
 
@@ -232,9 +260,9 @@ fn gauges_of(g: &ssdlab_sim::host::GaugeSeries) -> Vec<(String, Vec<(u64, u64)>)
 /// The bytes and I/Os of all jobs and directions, per simulated second
 /// from the run's start (each job's own series counts from the end of its
 /// start delay and ramp, as fio's logs do; here they share one clock).
-fn per_second_totals(res: &fio_run::RunResult) -> Vec<(u64, u64, u64)> {
+fn per_second_totals(stats: &[JobStats]) -> Vec<(u64, u64, u64)> {
     let mut totals = std::collections::BTreeMap::<u64, (u64, u64)>::new();
-    for sampler in res.stats.iter().flat_map(|s| &s.samplers) {
+    for sampler in stats.iter().flat_map(|s| &s.samplers) {
         let origin = sampler.start_ns / 1_000_000_000;
         for (sec, bytes, ios) in sampler.per_second_series() {
             let t = totals.entry(origin + sec).or_default();

@@ -6,7 +6,7 @@
 pub use crate::point::occupancy_share;
 use crate::point::PointSpec;
 use serde::Deserialize;
-use ssdlab_sim::error::InputError;
+use ssdlab_sim::error::{from_fio, InputError};
 use ssdlab_sim::experiment::fio_run::RunSetup;
 use ssdlab_sim::host::HostConfig;
 use ssdlab_sim::preset::Preset;
@@ -141,7 +141,8 @@ impl PointParams {
     /// point.
     pub fn resolve(&self) -> Result<PointSpec, InputError> {
         let setup = self.setup()?;
-        let jobfile = ssdlab_fio::parse_str(&self.job, &self.job_name, &|_| None)?;
+        let jobfile =
+            ssdlab_fio::parse_str(&self.job, &self.job_name, &|_| None).map_err(from_fio)?;
         if jobfile.jobs.is_empty() {
             return Err(InputError::invalid(&self.job_name, "defines no job"));
         }

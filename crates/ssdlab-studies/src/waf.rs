@@ -13,6 +13,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use ssdlab_protocol::Lpn;
+use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::config::SsdConfig;
 use ssdlab_sim::ssd::device::SimSsd;
 use ssdlab_sim::ssd::precondition::{precondition, FunctionalWriter, Precondition};
@@ -36,7 +37,7 @@ pub struct WafPoint {
 /// The validation device: 16 planes of 256 blocks of 128 pages, GC as lazy as
 /// the device allows (one free block kept for GC, collect below two).
 pub fn validation_config(spare_factor: f64) -> SsdConfig {
-    let mut cfg = SsdConfig::load("seed004").expect("built-in preset");
+    let mut cfg = Preset::load_device("seed004").expect("built-in preset");
     cfg.name = format!("waf-validation-sf{spare_factor}");
     cfg.geometry.blocks_per_plane = 256;
     cfg.ftl.over_provisioning = spare_factor;

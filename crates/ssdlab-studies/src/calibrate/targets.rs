@@ -229,7 +229,7 @@ impl Calibration {
             let spec = cal.point(i, &x0).map_err(at_target)?;
             if let Some(job) = &cal.file.targets[i].job_name {
                 let jf = ssdlab_fio::parse_str(&spec.job_text, &spec.job_name, &|_| None)
-                    .map_err(|e| at_target(e.into()))?;
+                    .map_err(|e| at_target(ssdlab_sim::error::from_fio(e)))?;
                 if !jf.jobs.iter().any(|j| &j.name == job) {
                     return Err(bad(
                         format!("target[{i}].job_name"),
@@ -331,8 +331,14 @@ fn get_dotted(table: &toml::Table, key: &str) -> Option<(f64, bool)> {
     let mut parts = key.split('.').peekable();
     let mut t = table;
     while let Some(part) = parts.next() {
-        let v = t.get(part)?;
-        if parts.peek().is_none() {
+        // A time the preset leaves at zero is left out of its serialized
+        // form (`controller.pcie_read_ns`): it reads as 0. A misspelt one
+        // fails the range check, where the preset is built.
+        let last = parts.peek().is_none();
+        let Some(v) = t.get(part) else {
+            return (last && part.ends_with("_ns")).then_some((0.0, true));
+        };
+        if last {
             return match v {
                 toml::Value::Integer(i) => Some((*i as f64, true)),
                 toml::Value::Float(f) => Some((*f, false)),

@@ -2,9 +2,10 @@ use super::*;
 use crate::platform::Platform;
 use crate::sim::{NrtService, SimCluster, SimTask};
 use crate::taskset::{NrtArrival, NrtLoad};
+use ssdlab_sim::preset::Preset;
 
 fn seed004() -> SsdConfig {
-    SsdConfig::load("seed004").unwrap()
+    Preset::load_device("seed004").unwrap()
 }
 
 fn task(name: &str, writes: u32, footprint: u64, cluster: usize) -> SimTask {
