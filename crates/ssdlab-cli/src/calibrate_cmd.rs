@@ -16,7 +16,21 @@ pub struct Args {
     /// Default: `k2`, the built-in targets (every figure of the K2 study,
     /// both occupancies, and of the drive's data sheet; four keys of
     /// consumer-tlc-250g).
+    #[arg(conflicts_with = "measurements")]
     targets: Option<PathBuf>,
+    /// Fit to what `ssdlab probe` measured (its measurements.json, or its
+    /// output folder): writes OUT/targets.toml and OUT/jobs/ (a targets file
+    /// like any other, to re-run or edit) and fits it.
+    #[arg(long, requires = "base")]
+    measurements: Option<PathBuf>,
+    /// With --measurements: the preset the fit starts from (a name or a
+    /// file); it must export at least the bytes the probe ran over.
+    #[arg(long, requires = "measurements")]
+    base: Option<String>,
+    /// With --measurements: the keys to fit, comma-separated, each searched
+    /// from an eighth to eight times the base's value.
+    #[arg(long, requires = "measurements", value_delimiter = ',', default_values_t = ssdlab_studies::probe::DEFAULT_KEYS.iter().map(|k| k.to_string()))]
+    keys: Vec<String>,
     /// Print the targets as a targets file (a starting point for your own)
     /// and exit.
     #[arg(long)]
@@ -45,15 +59,12 @@ pub fn run(a: Args) -> Result<(), InputError> {
             "must be at least 1",
         ));
     }
-    let (cal, source) = match &a.targets {
-        // `k2` names the built-in set unless a file of that name exists.
-        Some(path) if path.as_os_str() != BUILT_IN || path.exists() => {
-            (Calibration::load(path)?, path.display().to_string())
-        }
-        _ => (
-            Calibration::new(calibrate::builtin_targets(), Path::new("."), BUILT_IN)?,
-            "the built-in targets (the K2 study and the data sheet)".to_string(),
+    let (cal, source) = match (&a.measurements, &a.targets) {
+        (Some(m), _) => (
+            from_measurements(m, a.base.as_deref().unwrap_or_default(), &a.keys, &a.out)?,
+            m.display().to_string(),
         ),
+        (None, targets) => builtin_or_file(targets)?,
     };
     if a.print {
         let text = toml::to_string(&cal.file)
@@ -102,6 +113,46 @@ pub fn run(a: Args) -> Result<(), InputError> {
         a.out.join("residuals.md").display()
     );
     Ok(())
+}
+
+/// The targets of a file, or the built-in ones (`k2`, or no file).
+fn builtin_or_file(targets: &Option<PathBuf>) -> Result<(Calibration, String), InputError> {
+    Ok(match targets {
+        // `k2` names the built-in set unless a file of that name exists.
+        Some(path) if path.as_os_str() != BUILT_IN || path.exists() => {
+            (Calibration::load(path)?, path.display().to_string())
+        }
+        _ => (
+            Calibration::new(calibrate::builtin_targets(), Path::new("."), BUILT_IN)?,
+            "the built-in targets (the K2 study and the data sheet)".to_string(),
+        ),
+    })
+}
+
+/// The targets for a probe's measurements on `base`, written to
+/// OUT/targets.toml and OUT/jobs/ first, then read back as any targets
+/// file (so the same checks apply and the fit can be re-run from it).
+fn from_measurements(
+    path: &Path,
+    base: &str,
+    keys: &[String],
+    out: &Path,
+) -> Result<Calibration, InputError> {
+    let m = ssdlab_studies::probe::Measurements::load(path)?;
+    if m.partial {
+        eprintln!(
+            "ssdlab: {}: the probe was stopped early; fitting what it measured",
+            path.display()
+        );
+    }
+    let (file, jobs) = ssdlab_studies::probe::targets_for(&m, base, keys)?;
+    for (name, text) in &jobs {
+        write_atomically(&out.join(name), text)?;
+    }
+    let text = toml::to_string(&file).map_err(|e| InputError::invalid("targets", e.to_string()))?;
+    let targets = out.join("targets.toml");
+    write_atomically(&targets, &text)?;
+    Calibration::load(&targets)
 }
 
 /// Writes `text` to a temporary file renamed into place: a killed run

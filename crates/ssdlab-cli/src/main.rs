@@ -9,6 +9,7 @@ mod output;
 mod plumbing;
 mod postmark_cmd;
 mod presets_cmd;
+mod probe_cmd;
 mod replay_cmd;
 mod reproduce;
 mod rtflash;
@@ -56,8 +57,13 @@ enum Command {
     /// Choose K2's bound for an objective (O1/O2) from a study's results.csv.
     Tune(tune_cmd::Args),
     /// Fit preset keys to measured figures (a targets file: starting preset,
-    /// keys with ranges, jobs and the values measured); writes fitted.toml.
+    /// keys with ranges, jobs and the values measured; or `--measurements`
+    /// from `probe`); writes fitted.toml.
     Calibrate(calibrate_cmd::Args),
+    /// Measure a real drive (a file or block device) with a fixed plan: QD-1
+    /// latency by size, bandwidth against queue depth, the sustained-write
+    /// cliff; writes measurements.json for `calibrate --measurements`.
+    Probe(probe_cmd::Args),
     /// Measure simulator speed: precondition a device fully, then closed-loop
     /// 4 KiB random reads and GC-bound random writes.
     Bench(bench_cmd::Args),
@@ -102,6 +108,7 @@ fn main() -> ExitCode {
         Command::Rtflash(a) => rtflash::run(a),
         Command::Tune(a) => tune_cmd::run(a),
         Command::Calibrate(a) => calibrate_cmd::run(a),
+        Command::Probe(a) => probe_cmd::run(a),
         Command::Bench(a) => bench_cmd::run(a),
         Command::Validate(a) => validate_cmd::run(a),
         Command::Presets(a) => presets_cmd::run(a),

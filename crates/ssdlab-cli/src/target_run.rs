@@ -158,7 +158,7 @@ fn buffer_bytes(
     Ok(largest as u32)
 }
 
-fn open_target(request: &TargetRequest) -> Result<Target, InputError> {
+pub(crate) fn open_target(request: &TargetRequest) -> Result<Target, InputError> {
     ssdlab_drive::target::open(request).map_err(|e| InputError::invalid("--target", e.to_string()))
 }
 
@@ -172,27 +172,6 @@ fn execute(
     sources: Vec<Option<Box<dyn IoSource>>>,
     outputs: Outputs,
 ) -> Result<(), InputError> {
-    live_run::check_live_jobs(jobfile, target.logical_block)?;
-    let verify = live_run::verify_of(jobfile, target.logical_block)?;
-    let settings = verify
-        .as_ref()
-        .map(|v| {
-            VerifySettings::new(&v.method, v.unit as u32, v.fatal).ok_or_else(|| {
-                InputError::invalid(
-                    "verify",
-                    format!("'{}' is not verified on a target", v.method),
-                )
-            })
-        })
-        .transpose()?;
-    let opts = DriveOptions {
-        slots: live_run::slots_needed(jobfile, &host),
-        max_command_bytes: buffer_bytes(jobfile, &host, verify.as_ref())?,
-        poll: a.poll,
-        verify: settings,
-    };
-    let drive = Drive::new(target, opts)
-        .map_err(|e| InputError::invalid("--target", format!("io_uring set-up: {e}")))?;
     let setup = LiveSetup {
         host,
         scheduler: sim.scheduler.clone(),
@@ -201,15 +180,8 @@ fn execute(
     let stop = stop_flag()?;
     let stopped = || stop.load(Ordering::Relaxed);
     let cpu_before = ProcessCpu::now();
-    let mut result = live_run::run_live(jobfile, &setup, drive, sources, &stopped)?;
+    let result = run_jobs(a.poll, &setup, target, jobfile, sources, &stopped)?;
     let cpu = ProcessCpu::now().since(&cpu_before);
-    // fio's verify phase: once the jobs end, every unit written is read
-    // back (not after a stop: the report is partial).
-    if verify.as_ref().is_some_and(|v| v.read_back) && !result.partial {
-        if let Err(e) = result.device.read_back() {
-            result.failure = Some(e);
-        }
-    }
     let mut extras = extras(&result, &setup);
     let ios = result.device.counters().completed;
     extras["cpu"] = json!({
@@ -230,6 +202,49 @@ fn execute(
     write_report(&rep, &timeseries, outputs)?;
     exit_if_failed(&result);
     Ok(())
+}
+
+/// Runs the jobs on the open target through the host path (fio's verify
+/// phase after them, when asked) and returns what they measured; `stopped`
+/// ends the run early (a signal).
+pub(crate) fn run_jobs(
+    poll: bool,
+    setup: &LiveSetup,
+    target: Target,
+    jobfile: &JobFile,
+    sources: Vec<Option<Box<dyn IoSource>>>,
+    stopped: &dyn Fn() -> bool,
+) -> Result<live_run::LiveResult<Drive>, InputError> {
+    live_run::check_live_jobs(jobfile, target.logical_block)?;
+    let verify = live_run::verify_of(jobfile, target.logical_block)?;
+    let settings = verify
+        .as_ref()
+        .map(|v| {
+            VerifySettings::new(&v.method, v.unit as u32, v.fatal).ok_or_else(|| {
+                InputError::invalid(
+                    "verify",
+                    format!("'{}' is not verified on a target", v.method),
+                )
+            })
+        })
+        .transpose()?;
+    let opts = DriveOptions {
+        slots: live_run::slots_needed(jobfile, &setup.host),
+        max_command_bytes: buffer_bytes(jobfile, &setup.host, verify.as_ref())?,
+        poll,
+        verify: settings,
+    };
+    let drive = Drive::new(target, opts)
+        .map_err(|e| InputError::invalid("--target", format!("io_uring set-up: {e}")))?;
+    let mut result = live_run::run_live(jobfile, setup, drive, sources, stopped)?;
+    // fio's verify phase: once the jobs end, every unit written is read
+    // back (not after a stop: the report is partial).
+    if verify.as_ref().is_some_and(|v| v.read_back) && !result.partial {
+        if let Err(e) = result.device.read_back() {
+            result.failure = Some(e);
+        }
+    }
+    Ok(result)
 }
 
 /// A failed command or data that failed verification is not a bad input
@@ -291,7 +306,7 @@ impl ProcessCpu {
 
 /// A flag that SIGINT and SIGTERM raise: the run stops between events,
 /// reaps what is outstanding and reports what it measured, marked partial.
-fn stop_flag() -> Result<Arc<AtomicBool>, InputError> {
+pub(crate) fn stop_flag() -> Result<Arc<AtomicBool>, InputError> {
     let flag = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&flag))

@@ -7,7 +7,7 @@ mod support;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::ssdlab;
+use support::{ssdlab, LoopDevice};
 
 /// A fresh directory for one test.
 fn scratch(name: &str) -> PathBuf {
@@ -25,39 +25,6 @@ fn job(dir: &Path, name: &str, text: &str) -> String {
 
 fn json_of(stdout: &str) -> Value {
     serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
-}
-
-/// A loop device over a file, detached when dropped.
-struct LoopDevice {
-    path: String,
-}
-
-impl LoopDevice {
-    /// None (and a note on stderr) when this machine cannot make one.
-    fn new(backing: &Path, bytes: u64) -> Option<LoopDevice> {
-        let f = std::fs::File::create(backing).unwrap();
-        f.set_len(bytes).unwrap();
-        let out = Command::new("losetup")
-            .args(["-f", "--show", "--direct-io=on"])
-            .arg(backing)
-            .output()
-            .ok()?;
-        if !out.status.success() {
-            eprintln!(
-                "no loop device here ({}): the loop-device checks did not run",
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
-            return None;
-        }
-        let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        Some(LoopDevice { path })
-    }
-}
-
-impl Drop for LoopDevice {
-    fn drop(&mut self) {
-        let _ = Command::new("losetup").args(["-d", &self.path]).status();
-    }
 }
 
 /// The K2 set-up on a small target: three background random-read jobs at

@@ -13,6 +13,7 @@ pub mod gc_study;
 pub mod k2;
 pub mod k2_adaptive;
 pub mod point;
+pub mod probe;
 pub mod report;
 pub mod rtflash;
 pub mod runner;

@@ -49,3 +49,40 @@ pub fn fio_available(what: &str) -> bool {
     }
     ok
 }
+
+/// A loop device over a file, detached when dropped.
+#[allow(dead_code)]
+pub struct LoopDevice {
+    pub path: String,
+}
+
+impl LoopDevice {
+    /// None (and a note on stderr) when this machine cannot make one.
+    #[allow(dead_code)]
+    pub fn new(backing: &std::path::Path, bytes: u64) -> Option<LoopDevice> {
+        let f = std::fs::File::create(backing).unwrap();
+        f.set_len(bytes).unwrap();
+        let out = std::process::Command::new("losetup")
+            .args(["-f", "--show", "--direct-io=on"])
+            .arg(backing)
+            .output()
+            .ok()?;
+        if !out.status.success() {
+            eprintln!(
+                "no loop device here ({}): the loop-device checks did not run",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+            return None;
+        }
+        let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        Some(LoopDevice { path })
+    }
+}
+
+impl Drop for LoopDevice {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("losetup")
+            .args(["-d", &self.path])
+            .status();
+    }
+}

@@ -16,7 +16,7 @@ mod targets;
 
 pub use datasheet::datasheet_targets;
 pub use k2::k2_targets;
-pub use targets::{Calibration, Metric, Param, Target, TargetValue, TargetsFile};
+pub use targets::{Calibration, Metric, Param, Target, TargetValue, TargetsFile, PRESET_HOST};
 
 use crate::point::{PointFigures, PointSpec};
 use crate::runner::{run_points, Remote, StudyPoint};

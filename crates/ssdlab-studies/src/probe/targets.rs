@@ -1,0 +1,387 @@
+//! The targets file `calibrate --measurements` fits a preset to: one target
+//! per measured figure (QD-1 mean latency, bandwidth against queue depth,
+//! the sustained write's speed once its cache is used up), each case's job
+//! file beside it, and a few keys of the base preset to fit. It is written
+//! out whole, so the fit can be re-run or edited as any targets file.
+
+use super::{Measured, Measurements, Phase, JOB_NAME};
+use crate::calibrate::{Metric, Param, Target, TargetValue, TargetsFile};
+use ssdlab_sim::error::InputError;
+use ssdlab_sim::preset::Preset;
+use ssdlab_sim::ssd::config::SsdConfig;
+use std::path::PathBuf;
+
+/// The keys fitted by default, each carrying one effect the plan measures:
+/// the channels' transfer rate (the bandwidth of large transfers), a flash
+/// read's and program's time (QD-1 latency; the drain of a full
+/// write buffer), the controller's serial work per command and per read
+/// command (the IOPS ceiling at depth), its serial work per page read (the
+/// read bandwidth ceiling), and the round trip of a command's fetch over
+/// the host link (latency that adds nothing to a ceiling). Each is searched
+/// from an eighth to eight times the base preset's value, a key at zero
+/// from 0 to 1 ms.
+pub const DEFAULT_KEYS: &[&str] = &[
+    "timing.read_ns",
+    "timing.program_ns",
+    "controller.command_ns",
+    "controller.read_command_ns",
+    "controller.read_page_ns",
+    "controller.pcie_read_ns",
+    "timing.channel_mts",
+];
+
+/// The range of a key whose base value is zero (a time in ns).
+const ZERO_KEY_MAX_NS: f64 = 1_000_000.0;
+
+/// How far each key may move from the base preset's value, as a factor.
+const KEY_RANGE: f64 = 8.0;
+
+/// Every target should stay within ±25 % (the acceptance of a fit).
+const TOLERANCE: f64 = 0.25;
+
+/// The targets for `m` on `base` (a preset name or file) fitting `keys`,
+/// with each target's job file: `(targets, [(file name, job text)])`. The
+/// job files are named relative to the targets file.
+pub fn targets_for(
+    m: &Measurements,
+    base: &str,
+    keys: &[String],
+) -> Result<(TargetsFile, Vec<(PathBuf, String)>), InputError> {
+    let device = Preset::load_device(base)?;
+    let capacity = device.layout().capacity_bytes();
+    if m.region_bytes > capacity {
+        return Err(InputError::invalid(
+            "--base",
+            format!(
+                "{base} exports {capacity} bytes, fewer than the {} the probe ran over: \
+                 choose a larger preset",
+                m.region_bytes
+            ),
+        ));
+    }
+    // The probe's region was written once (laid out) before it ran; in
+    // simulation the same share of the logical space is written in order.
+    let occupancy = (100.0 * m.region_bytes as f64 / capacity as f64)
+        .ceil()
+        .min(100.0);
+    let table = device_table(base)?;
+    let guesses = first_guesses(m, &device);
+    let params = keys
+        .iter()
+        .map(|k| param(&table, k, &guesses))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut targets = Vec::new();
+    let mut jobs = Vec::new();
+    for c in &m.cases {
+        let file = PathBuf::from("jobs").join(format!("{}.fio", c.name));
+        for (metric, value) in figures_of(c) {
+            targets.push(Target {
+                job: file.clone(),
+                host: None,
+                runtime_s: None,
+                scheduler: "none".into(),
+                occupancy,
+                precondition: "fill".into(),
+                metric,
+                job_name: (metric == Metric::MeanUs).then(|| JOB_NAME.to_string()),
+                value: TargetValue::One(value),
+                weight: 1.0,
+                tolerance: None,
+            });
+        }
+        jobs.push((file, c.job.clone()));
+    }
+    let file = TargetsFile {
+        device: base.to_string(),
+        host: Some(crate::calibrate::PRESET_HOST.to_string()),
+        seed: 1,
+        tolerance: Some(TOLERANCE),
+        params,
+        targets,
+    };
+    Ok((file, jobs))
+}
+
+/// The figures of a case that become targets: a latency case's mean
+/// latency, a depth case's bandwidth, the sustained write's speed after its
+/// cache and the steady state's IOPS. A figure of zero (nothing completed)
+/// is no target.
+fn figures_of(c: &Measured) -> Vec<(Metric, f64)> {
+    let metrics: &[Metric] = match c.case.phase {
+        Phase::Latency => &[Metric::MeanUs],
+        Phase::Depth => &[Metric::BwMbs],
+        Phase::Sustained => &[Metric::AfterCacheMbs],
+        Phase::SteadyState => &[Metric::AfterCacheIops],
+    };
+    metrics
+        .iter()
+        .filter_map(|&m| {
+            let job = (m == Metric::MeanUs).then_some(JOB_NAME);
+            let v = m.read(&c.figures, job)?;
+            (v.is_finite() && v > 0.0).then_some((m, v))
+        })
+        .collect()
+}
+
+/// The base preset as a TOML table (to read a key's value).
+fn device_table(base: &str) -> Result<toml::Table, InputError> {
+    let preset = Preset::load(base)?;
+    let text = preset.to_toml().map_err(|e| InputError::invalid(base, e))?;
+    text.parse()
+        .map_err(|e: toml::de::Error| InputError::invalid(base, e.to_string()))
+}
+
+/// The figure of the case called `name`, if it ran and measured one.
+fn figure(m: &Measurements, name: &str, metric: Metric) -> Option<f64> {
+    let c = m.cases.iter().find(|c| c.name == name)?;
+    let job = (metric == Metric::MeanUs).then_some(JOB_NAME);
+    metric
+        .read(&c.figures, job)
+        .filter(|v| v.is_finite() && *v > 0.0)
+}
+
+/// Where the search starts for the default keys, from the measurements by
+/// the model's own relations (docs/real-drive.md, "Measure a drive, fit a
+/// preset"): the channels carry the larger of the read and write
+/// bandwidths with a quarter to spare (`channel_mts`), the controller's serial work per command caps the IOPS of
+/// 4 KiB writes at depth (`command_ns`), a read's extra work caps 4 KiB
+/// reads (`read_command_ns`), the work per page read caps the read
+/// bandwidth of 128 KiB reads (`read_page_ns`); a QD-1 write is two fetches
+/// over the host link and the command (`pcie_read_ns`), a QD-1 read one
+/// fetch, the serial work and the flash read (`read_ns`); the write buffer
+/// drains at every plane's program at once (`program_ns`). A guess that
+/// comes out at zero or below is left to the base preset.
+fn first_guesses(m: &Measurements, device: &SsdConfig) -> Vec<(&'static str, f64)> {
+    let ns_per = |per_s: f64| 1e9 / per_s;
+    let page = f64::from(device.geometry.page_size);
+    let iops = |name| figure(m, name, Metric::BwMbs).map(|mbs| mbs * 1e6 / 4096.0);
+    let mut g = Vec::new();
+    let command = iops("randwrite-4k-qd32").map(ns_per);
+    let read_page = figure(m, "read-128k-qd32", Metric::BwMbs).map(|mbs| ns_per(mbs * 1e6 / page));
+    let read_command = match (iops("randread-4k-qd32"), command, read_page) {
+        (Some(r), Some(c), Some(p)) => Some(ns_per(r) - c - p),
+        _ => None,
+    };
+    let pcie = match (figure(m, "randwrite-4k-qd1", Metric::MeanUs), command) {
+        (Some(w), Some(c)) => Some((w * 1e3 - c) / 2.0),
+        _ => None,
+    };
+    let read = match (figure(m, "randread-4k-qd1", Metric::MeanUs), pcie, command) {
+        (Some(r), Some(p), Some(c)) => {
+            Some(r * 1e3 - p - c - read_command.unwrap_or(0.0).max(0.0) - read_page.unwrap_or(0.0))
+        }
+        _ => None,
+    };
+    let write_mbs = figure(m, "sustained-write-128k-qd32", Metric::AfterCacheMbs)
+        .or_else(|| figure(m, "write-128k-qd32", Metric::BwMbs));
+    let planes = f64::from(device.layout().planes);
+    let program = write_mbs.map(|mbs| planes * page / (mbs * 1e6) * 1e9);
+    let bytes_per_transfer = device.timing.channel_width_bits as f64 / 8.0;
+    let channels = f64::from(device.geometry.channels);
+    let channel_mts = write_mbs
+        .into_iter()
+        .chain(figure(m, "read-128k-qd32", Metric::BwMbs))
+        .reduce(f64::max)
+        .map(|mbs| 1.25 * mbs / channels / bytes_per_transfer);
+    for (key, v) in [
+        ("controller.command_ns", command),
+        ("controller.read_page_ns", read_page),
+        ("controller.read_command_ns", read_command),
+        ("controller.pcie_read_ns", pcie),
+        ("timing.read_ns", read),
+        ("timing.program_ns", program),
+        ("timing.channel_mts", channel_mts),
+    ] {
+        if let Some(v) = v.filter(|v| v.is_finite() && *v >= 1.0) {
+            g.push((key, v.round()));
+        }
+    }
+    g
+}
+
+/// Key `spec` (`key`, or `key=min:max`): its given range, or from an
+/// eighth to eight times where it starts (its first guess from the
+/// measurements, else the base preset's value; a time at zero: 0 to 1 ms).
+fn param(
+    table: &toml::Table,
+    spec: &str,
+    guesses: &[(&'static str, f64)],
+) -> Result<Param, InputError> {
+    let bad = |m: String| InputError::invalid(format!("--keys {spec}"), m);
+    let (key, range) = match spec.split_once('=') {
+        Some((k, r)) => (k, Some(r)),
+        None => (spec, None),
+    };
+    let mut v = Some(&toml::Value::Table(table.clone()));
+    for part in key.split('.') {
+        v = v.and_then(|t| t.get(part));
+    }
+    // A key the preset leaves at its default (absent) reads as zero.
+    let value = match v {
+        Some(toml::Value::Integer(i)) => *i as f64,
+        Some(toml::Value::Float(f)) => *f,
+        None if key.ends_with("_ns") => 0.0,
+        _ => return Err(bad("not a numeric key of the base preset".into())),
+    };
+    let value = guesses
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map_or(value, |&(_, g)| g);
+    let (min, max) = match range {
+        Some(r) => {
+            let (lo, hi) = r
+                .split_once(':')
+                .ok_or_else(|| bad("a range is min:max".into()))?;
+            let num = |t: &str| {
+                t.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite())
+                    .ok_or_else(|| bad(format!("'{t}' is not a number")))
+            };
+            (num(lo)?, num(hi)?)
+        }
+        None if value > 0.0 && value.is_finite() => (value / KEY_RANGE, value * KEY_RANGE),
+        None if value == 0.0 && key.ends_with("_ns") => (0.0, ZERO_KEY_MAX_NS),
+        None => {
+            return Err(bad(format!(
+                "its base value {value} cannot be scaled: give a range, {key}=MIN:MAX"
+            )))
+        }
+    };
+    Ok(Param {
+        key: key.to_string(),
+        min,
+        max,
+        start: Some(value.clamp(min, max)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::point::{JobFigures, PointFigures};
+    use crate::probe::{plan, Measured, PlanSettings, TargetInfo, MEASUREMENTS_VERSION};
+
+    /// A drive whose every case did `mbs` MB/s at `mean_us`.
+    fn measured(cases: &[(&str, f64, f64)]) -> Measurements {
+        let settings = PlanSettings {
+            duration_s: 1,
+            sustained_s: 0,
+            steady_state_s: 0,
+        };
+        let cases = plan(&settings)
+            .into_iter()
+            .filter_map(|case| {
+                let name = case.name();
+                let &(_, mbs, mean_us) = cases.iter().find(|c| c.0 == name)?;
+                let job = JobFigures {
+                    name: JOB_NAME.into(),
+                    bw_mbs: mbs,
+                    read_bw_mbs: 0.0,
+                    write_bw_mbs: 0.0,
+                    iops: mbs * 1e6 / case.bs as f64,
+                    ios: 1,
+                    clat_mean_us: mean_us,
+                    clat_p50_us: mean_us,
+                    clat_p99_us: mean_us,
+                    clat_p999_us: mean_us,
+                    clat_max_us: mean_us,
+                    read_clat_p999_us: 0.0,
+                    write_clat_p999_us: 0.0,
+                };
+                let figures = PointFigures {
+                    bw_mbs: mbs,
+                    iops: job.iops,
+                    jobs: vec![job],
+                    waf: 0.0,
+                    gc_invocations: 0,
+                    gc_pages_moved: 0,
+                    erases: 0,
+                    sim_seconds: 1.0,
+                    per_second: vec![],
+                    gauges: vec![],
+                };
+                Some(Measured {
+                    job: case.job_text(64 << 20),
+                    name,
+                    case,
+                    figures,
+                })
+            })
+            .collect();
+        Measurements {
+            version: MEASUREMENTS_VERSION,
+            target: TargetInfo {
+                path: "x".into(),
+                kind: "file".into(),
+                bytes: 64 << 20,
+                logical_block: 512,
+                kernel_scheduler: None,
+            },
+            region_bytes: 64 << 20,
+            settings,
+            cases,
+            partial: false,
+        }
+    }
+
+    #[test]
+    fn each_figure_becomes_a_target_and_the_guesses_follow_the_relations() {
+        let m = measured(&[
+            ("randread-4k-qd1", 50.0, 80.0),
+            ("randwrite-4k-qd1", 40.0, 100.0),
+            ("randwrite-4k-qd32", 409.6, 300.0),
+            ("randread-4k-qd32", 204.8, 600.0),
+            ("read-128k-qd32", 1024.0, 4000.0),
+            ("write-128k-qd32", 2048.0, 2000.0),
+        ]);
+        let keys: Vec<String> = DEFAULT_KEYS.iter().map(|k| k.to_string()).collect();
+        let (file, jobs) = targets_for(&m, "mqsim-64g", &keys).unwrap();
+        // Two latency targets and four bandwidths, one job file per case.
+        assert_eq!(file.targets.len(), 6);
+        assert_eq!(jobs.len(), 6);
+        assert_eq!(file.targets[0].metric, Metric::MeanUs);
+        assert_eq!(file.targets[0].occupancy, 1.0);
+        let start = |k: &str| {
+            file.params
+                .iter()
+                .find(|p| p.key == k)
+                .unwrap()
+                .start
+                .unwrap()
+        };
+        // 100 000 IOPS of writes: 10 µs of serial work per command.
+        assert_eq!(start("controller.command_ns"), 10_000.0);
+        // 1024 MB/s of 4 KiB pages: 4 µs per page read.
+        assert_eq!(start("controller.read_page_ns"), 4_000.0);
+        // 50 000 IOPS of reads: 20 µs, less 10 and 4.
+        assert_eq!(start("controller.read_command_ns"), 6_000.0);
+        // A QD-1 write: two fetches and the command.
+        assert_eq!(start("controller.pcie_read_ns"), 45_000.0);
+        let read = file
+            .params
+            .iter()
+            .find(|p| p.key == "timing.read_ns")
+            .unwrap();
+        assert_eq!(read.start, Some(15_000.0));
+        assert_eq!((read.min, read.max), (15_000.0 / 8.0, 15_000.0 * 8.0));
+    }
+
+    #[test]
+    fn keys_take_a_range_and_bad_ones_are_refused() {
+        let m = measured(&[("randread-4k-qd1", 50.0, 80.0)]);
+        let keys = vec!["timing.read_ns=1000:90000".to_string()];
+        let (file, _) = targets_for(&m, "seed004", &keys).unwrap();
+        assert_eq!((file.params[0].min, file.params[0].max), (1000.0, 90000.0));
+        for bad in [
+            "timing.nope",
+            "geometry.channels=3",
+            "timing.read_ns=a:b",
+            "name",
+        ] {
+            let e = targets_for(&m, "seed004", &[bad.to_string()]);
+            assert!(e.is_err(), "{bad}");
+        }
+    }
+}
