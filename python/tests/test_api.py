@@ -4,6 +4,7 @@ from Python reports what the CLI reports."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 
 import pytest
@@ -219,6 +220,28 @@ def test_without_the_dask_extra_a_run_runs_and_a_sweep_says_what_to_install(smal
 
     out = subprocess.run([sys.executable, "-c", WITHOUT_DASK, small_job],
                          check=True, capture_output=True, text=True).stdout
+    assert "pip install 'ssdlab[dask]'" in out
+
+
+def test_pip_install_without_the_extra_in_a_fresh_environment(small_job, tmp_path):
+    """The wheel `make test` built, installed with pip into a new virtual
+    environment with its own dependencies only: distributed is not there,
+    `ssdlab.run` runs and `ssdlab.sweep` says how to install the extra."""
+    import glob
+    import venv
+
+    wheels = glob.glob(os.path.join(os.path.dirname(__file__), "..", "..", "target", "wheels",
+                                    "ssdlab-*.whl"))
+    assert wheels, "no wheel in target/wheels: scripts/python-env.sh builds it"
+    env_dir = tmp_path / "fresh"
+    venv.create(env_dir, with_pip=True)
+    py = str(env_dir / "bin" / "python")
+    subprocess.run([py, "-m", "pip", "install", "--quiet", wheels[0]], check=True)
+    missing = subprocess.run([py, "-c", "import distributed"], capture_output=True)
+    assert missing.returncode != 0, "the fresh environment has distributed"
+    script = WITHOUT_DASK.replace('sys.modules[name] = None', 'pass')
+    out = subprocess.run([py, "-c", script, small_job], check=True, capture_output=True,
+                         text=True).stdout
     assert "pip install 'ssdlab[dask]'" in out
 
 

@@ -8,7 +8,10 @@
 //! place, never replaced; `-` is standard output. Directories, block devices
 //! and sockets are refused.
 
+use crate::choices::OutputFormat;
 use ssdlab_sim::error::InputError;
+use ssdlab_sim::experiment::report;
+use ssdlab_sim::workload::replay_setup::{OpenedReplay, ReplayRequest};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::FileTypeExt;
@@ -204,4 +207,65 @@ pub fn print_json<T: serde::Serialize>(v: &T) -> Result<(), InputError> {
         serde_json::to_string_pretty(v).map_err(|e| InputError::invalid("json", e.to_string()))?;
     println!("{s}");
     Ok(())
+}
+
+/// Where a run's report goes.
+pub struct Outputs {
+    pub format: OutputFormat,
+    pub output: Option<Output>,
+    pub timeseries: Option<Output>,
+}
+
+/// Says on stderr when the time series left seconds out (a run of days).
+pub fn warn_if_series_capped(stats: &[ssdlab_sim::workload::job_stats::JobStats], out: &Outputs) {
+    let left_out = report::seconds_left_out(stats);
+    if out.timeseries.is_some() && left_out > 0 {
+        eprintln!(
+            "ssdlab: the time series keeps the first {} seconds with I/O of each job and \
+             direction; {left_out} later seconds are left out of it (not of the report)",
+            ssdlab_metrics::MAX_KEPT_SECONDS
+        );
+    }
+}
+
+/// Writes a report (fio text or JSON, stdout or a file) and its time
+/// series. Both are written before either is committed: a failed write
+/// leaves neither file changed.
+pub fn write_report(
+    rep: &ssdlab_metrics::Report,
+    timeseries: &str,
+    out: Outputs,
+) -> Result<(), InputError> {
+    let text = match out.format {
+        OutputFormat::Json => rep.to_fio_json_string(),
+        OutputFormat::Normal => rep.to_normal_text(),
+    };
+    if let Some(ts) = &out.timeseries {
+        ts.write_uncommitted(timeseries)?;
+    }
+    match &out.output {
+        Some(o) => o.write_uncommitted(&text)?,
+        None => crate::output::write_stdout(&text)?,
+    }
+    if let Some(ts) = out.timeseries {
+        ts.commit()?;
+    }
+    match out.output {
+        Some(o) => o.commit(),
+        None => Ok(()),
+    }
+}
+
+/// Says on stderr which format was detected, when none was given.
+pub fn note_detected(request: &ReplayRequest, opened: &OpenedReplay) {
+    if let Some(d) = &opened.detected {
+        eprintln!(
+            "ssdlab: {}: format {} detected ({} requests in the first {} lines); \
+             give --format to choose another",
+            request.trace.display(),
+            d.format.name(),
+            d.records,
+            d.lines
+        );
+    }
 }

@@ -2,7 +2,7 @@ use crate::choices::{BlkparseEvent, IologTimeUnit};
 use crate::run_cmd::{execute_and_report, SimArgs};
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::experiment::fio_run;
-use ssdlab_sim::workload::replay_setup::{open_replay, OpenedReplay, ReplayRequest};
+use ssdlab_sim::workload::replay_setup::{open_replay, ReplayRequest};
 use ssdlab_trace::ReadOptions;
 use std::path::PathBuf;
 
@@ -66,27 +66,13 @@ pub fn run(a: Args) -> Result<(), InputError> {
     request.check()?;
     let outputs = a.sim.outputs()?;
     if a.target.target.is_some() {
-        return crate::target_run::replay(&a.target, &a.sim, &request, outputs);
+        return crate::target_run::replay(&a.target, &a.sim.live(), &request, outputs);
     }
     let setup = a.sim.setup(false)?;
     let opened = open_replay(&request, &setup.device)?;
-    note_detected(&request, &opened);
+    crate::output::note_detected(&request, &opened);
     let jobfile = opened.jobfile;
     let feed: Box<dyn ssdlab_sim::workload::fio_job::IoSource> = Box::new(opened.feed);
     let prepared = fio_run::prepare_with_sources(&jobfile, &setup, vec![Some(feed)])?;
     execute_and_report(prepared, &jobfile, &setup, outputs)
-}
-
-/// Says on stderr which format was detected, when none was given.
-pub fn note_detected(request: &ReplayRequest, opened: &OpenedReplay) {
-    if let Some(d) = &opened.detected {
-        eprintln!(
-            "ssdlab: {}: format {} detected ({} requests in the first {} lines); \
-             give --format to choose another",
-            request.trace.display(),
-            d.format.name(),
-            d.records,
-            d.lines
-        );
-    }
 }

@@ -1,5 +1,5 @@
 use crate::choices::OutputFormat;
-use crate::output::Output;
+use crate::output::{warn_if_series_capped, write_report, Output, Outputs};
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::experiment::fio_run::{self, RunSetup};
 use ssdlab_sim::experiment::live_run;
@@ -77,6 +77,15 @@ pub struct SimArgs {
 }
 
 impl SimArgs {
+    /// What a run on a real target takes of these flags.
+    pub fn live(&self) -> crate::target_run::LiveChoices {
+        crate::target_run::LiveChoices {
+            host: self.host.clone(),
+            scheduler: self.scheduler.clone(),
+            seed: self.seed,
+        }
+    }
+
     /// The validated run set-up.
     pub fn setup(&self, check: bool) -> Result<RunSetup, InputError> {
         let occupancy = occupancy_share(self.occupancy, "--occupancy")?;
@@ -140,17 +149,10 @@ pub fn run(a: Args) -> Result<(), InputError> {
     }
     let outputs = a.sim.outputs()?;
     if a.target.target.is_some() {
-        return crate::target_run::run(&a.target, &a.sim, &jobfile, outputs);
+        return crate::target_run::run(&a.target, &a.sim.live(), &jobfile, outputs);
     }
     let prepared = fio_run::prepare(&jobfile, &setup)?;
     execute_and_report(prepared, &jobfile, &setup, outputs)
-}
-
-/// Where a run's report goes.
-pub struct Outputs {
-    pub format: OutputFormat,
-    pub output: Option<Output>,
-    pub timeseries: Option<Output>,
 }
 
 /// Runs a prepared run with a progress bar and writes its report (fio text
@@ -169,46 +171,6 @@ pub fn execute_and_report(
     let timeseries = report::timeseries_csv(&result.jobs, &result.stats, &result.scheduler_gauges);
     warn_if_series_capped(&result.stats, &out);
     write_report(&rep, &timeseries, out)
-}
-
-/// Says on stderr when the time series left seconds out (a run of days).
-pub fn warn_if_series_capped(stats: &[ssdlab_sim::workload::job_stats::JobStats], out: &Outputs) {
-    let left_out = report::seconds_left_out(stats);
-    if out.timeseries.is_some() && left_out > 0 {
-        eprintln!(
-            "ssdlab: the time series keeps the first {} seconds with I/O of each job and \
-             direction; {left_out} later seconds are left out of it (not of the report)",
-            ssdlab_metrics::MAX_KEPT_SECONDS
-        );
-    }
-}
-
-/// Writes a report (fio text or JSON, stdout or a file) and its time
-/// series. Both are written before either is committed: a failed write
-/// leaves neither file changed.
-pub fn write_report(
-    rep: &ssdlab_metrics::Report,
-    timeseries: &str,
-    out: Outputs,
-) -> Result<(), InputError> {
-    let text = match out.format {
-        OutputFormat::Json => rep.to_fio_json_string(),
-        OutputFormat::Normal => rep.to_normal_text(),
-    };
-    if let Some(ts) = &out.timeseries {
-        ts.write_uncommitted(timeseries)?;
-    }
-    match &out.output {
-        Some(o) => o.write_uncommitted(&text)?,
-        None => crate::output::write_stdout(&text)?,
-    }
-    if let Some(ts) = out.timeseries {
-        ts.commit()?;
-    }
-    match out.output {
-        Some(o) => o.commit(),
-        None => Ok(()),
-    }
 }
 
 fn parse_precondition(s: &str) -> Result<PreconditionMode, String> {

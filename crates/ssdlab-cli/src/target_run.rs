@@ -1,7 +1,7 @@
 //! `ssdlab run JOB --target PATH`: the job on a real file or block device,
 //! through the same host path and scheduler as in simulation.
 
-use crate::run_cmd::{write_report, Outputs, SimArgs};
+use crate::output::{note_detected, warn_if_series_capped, write_report, Outputs};
 use serde_json::json;
 use ssdlab_drive::{Drive, DriveOptions, Target, TargetKind, TargetRequest, VerifySettings};
 use ssdlab_fio::JobFile;
@@ -15,6 +15,14 @@ use ssdlab_studies::setup::load_host;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+
+/// The host, scheduler and seed of a run on a real target (the flags `run`
+/// and `replay` share).
+pub struct LiveChoices {
+    pub host: Option<PathBuf>,
+    pub scheduler: String,
+    pub seed: u64,
+}
 
 #[derive(clap::Args)]
 pub struct TargetArgs {
@@ -86,7 +94,7 @@ impl TargetArgs {
 /// Runs `jobfile` on the target and writes the report.
 pub fn run(
     a: &TargetArgs,
-    sim: &SimArgs,
+    sim: &LiveChoices,
     jobfile: &JobFile,
     outputs: Outputs,
 ) -> Result<(), InputError> {
@@ -105,7 +113,7 @@ pub fn run(
 /// `--allow-destructive`.
 pub fn replay(
     a: &TargetArgs,
-    sim: &SimArgs,
+    sim: &LiveChoices,
     request: &ReplayRequest,
     outputs: Outputs,
 ) -> Result<(), InputError> {
@@ -118,7 +126,7 @@ pub fn replay(
     let target = open_target(&a.request(None, true)?)?;
     let align = u64::from(target.logical_block);
     let opened = open_replay_on(request, target.bytes, align)?;
-    crate::replay_cmd::note_detected(request, &opened);
+    note_detected(request, &opened);
     let feed: Box<dyn IoSource> = Box::new(opened.feed);
     execute(
         a,
@@ -165,7 +173,7 @@ pub(crate) fn open_target(request: &TargetRequest) -> Result<Target, InputError>
 /// Runs the jobs on the open target and writes the report.
 fn execute(
     a: &TargetArgs,
-    sim: &SimArgs,
+    sim: &LiveChoices,
     host: HostConfig,
     target: Target,
     jobfile: &JobFile,
@@ -179,10 +187,17 @@ fn execute(
     };
     let stop = stop_flag()?;
     let stopped = || stop.load(Ordering::Relaxed);
+    // fio's cpus_allowed: this thread submits every job's I/O.
+    let cpus = live_run::cpus_allowed(jobfile)?;
+    if let Some(cpus) = &cpus {
+        ssdlab_drive::affinity::pin_current_thread(cpus)
+            .map_err(|e| InputError::invalid("cpus_allowed", e))?;
+    }
     let cpu_before = ProcessCpu::now();
     let result = run_jobs(a.poll, &setup, target, jobfile, sources, &stopped)?;
     let cpu = ProcessCpu::now().since(&cpu_before);
     let mut extras = extras(&result, &setup);
+    extras["cpus_allowed"] = json!(cpus);
     let ios = result.device.counters().completed;
     extras["cpu"] = json!({
         "user_s": cpu.user_ns as f64 / 1e9,
@@ -198,7 +213,7 @@ fn execute(
         job.sys_cpu = 100.0 * cpu.system_ns as f64 / elapsed;
     }
     let timeseries = report::timeseries_csv(&result.jobs, &result.stats, &result.scheduler_gauges);
-    crate::run_cmd::warn_if_series_capped(&result.stats, &outputs);
+    warn_if_series_capped(&result.stats, &outputs);
     write_report(&rep, &timeseries, outputs)?;
     exit_if_failed(&result);
     Ok(())

@@ -74,7 +74,10 @@ fn what_the_engine_cannot_do_is_refused_before_the_target_is_touched() {
     for (text, key) in [
         (WRITE_JOB.replace("direct=1", "direct=0"), "direct"),
         (format!("{WRITE_JOB}fsync=4\n"), "fsync"),
-        (format!("{WRITE_JOB}cpus_allowed=0\n"), "cpus_allowed"),
+        (
+            format!("{WRITE_JOB}cpus_allowed=0\n[w2]\nrw=write\nsize=1m\ndirect=1\n"),
+            "cpus_allowed",
+        ),
         (READ_JOB.to_string(), "size="),
     ] {
         let (code, _, err) = ssdlab(&["run", &job(&dir, "x.fio", &text), "--target", t]);
@@ -92,6 +95,30 @@ fn what_the_engine_cannot_do_is_refused_before_the_target_is_touched() {
     ]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--occupancy"), "{err}");
+}
+
+/// fio's `cpus_allowed` pins the thread that submits: the report says to
+/// which CPUs, and the run's CPU time was spent there.
+#[test]
+fn cpus_allowed_pins_the_submitting_thread() {
+    let dir = scratch("cpus");
+    let target = dir.join("t.img");
+    let text = format!("{WRITE_JOB}cpus_allowed=0\n");
+    let (code, out, err) = ssdlab(&[
+        "run",
+        &job(&dir, "c.fio", &text),
+        "--target",
+        target.to_str().unwrap(),
+        "--output-format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let rep = json_of(&out);
+    assert_eq!(
+        rep["ssdlab"]["cpus_allowed"],
+        serde_json::json!([0]),
+        "{out}"
+    );
 }
 
 #[test]

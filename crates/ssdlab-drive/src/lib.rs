@@ -20,6 +20,7 @@
 //! another driver or holding a partition table or a file system unless the
 //! caller forces it ([`target::open`]).
 
+pub mod affinity;
 mod drive;
 mod pattern;
 mod ring;

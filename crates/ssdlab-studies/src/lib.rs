@@ -19,6 +19,7 @@ pub mod rtflash;
 pub mod runner;
 pub mod setup;
 pub mod stb_study;
+pub mod study_config;
 pub mod study_points;
 pub mod unit_search;
 pub mod waf;

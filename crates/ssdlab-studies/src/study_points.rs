@@ -4,7 +4,7 @@
 //! wherever it ran. A configuration names its study in `"study"`; the K2
 //! studies' points (`PointSpec`) have none.
 
-use serde::de::DeserializeOwned;
+pub use crate::study_config::{fields, GridOverrides};
 use ssdlab_sim::error::InputError;
 
 /// The result (JSON) of the point `config_text` describes.
@@ -34,48 +34,12 @@ pub fn run_config_text(config_text: &str) -> Result<String, InputError> {
     })
 }
 
-/// A study's configuration fields, once its study and ssdlab's version are
-/// checked (a point from another version is refused, as the cache's keys
-/// would differ anyway).
-pub fn fields<T: DeserializeOwned>(
-    config: &serde_json::Value,
-    study: &str,
-) -> Result<T, InputError> {
-    let bad = |m: String| InputError::invalid(format!("{study} point configuration"), m);
-    let mut map = config
-        .as_object()
-        .cloned()
-        .ok_or_else(|| bad("not a JSON object".into()))?;
-    let version = map.remove("ssdlab");
-    if version.as_ref().and_then(|v| v.as_str()) != Some(env!("CARGO_PKG_VERSION")) {
-        return Err(bad(format!(
-            "made by ssdlab {}, this is {}",
-            version.map_or("?".into(), |v| v.to_string()),
-            env!("CARGO_PKG_VERSION")
-        )));
-    }
-    if map.remove("study").as_ref().and_then(|v| v.as_str()) != Some(study) {
-        return Err(bad(format!("not a {study} point")));
-    }
-    serde_json::from_value(serde_json::Value::Object(map)).map_err(|e| bad(e.to_string()))
-}
-
 /// A point of a study's grid for `ssdlab.sweep`: the columns that name it,
 /// its configuration and its key (the study cache's).
 pub struct GridPoint {
     pub labels: serde_json::Value,
     pub config: serde_json::Value,
     pub key: String,
-}
-
-/// Overrides of a grid's plan (the CLI's `--sets`, `--check-sets`,
-/// `--seconds` of `reproduce rt-flash`).
-#[derive(Debug, Default, Clone, Copy, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GridOverrides {
-    pub sets: Option<usize>,
-    pub check_sets: Option<usize>,
-    pub seconds: Option<u64>,
 }
 
 /// The points `reproduce STUDY` runs for `plan` (`quick` or `paper`), with

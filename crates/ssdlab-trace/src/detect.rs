@@ -10,9 +10,10 @@ use std::io::{BufReader, Cursor, Read};
 use std::path::Path;
 
 use crate::error::TraceError;
+use crate::formats::Format;
 use crate::lines::LineReader;
 use crate::reader::TraceReader;
-use crate::types::{Format, ReadOptions};
+use crate::types::ReadOptions;
 
 /// How many lines of the head are tried.
 pub const DETECT_LINES: usize = 200;

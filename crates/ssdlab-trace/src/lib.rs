@@ -30,14 +30,13 @@ pub use error::{ParseFormatError, TraceError};
 /// The latest time a trace record may carry (100 years in ns, the same
 /// limit as job files): a record beyond it is a malformed line.
 pub const MAX_TIME_NS: u64 = 100 * 365 * 86_400 * 1_000_000_000;
-pub use formats::{FIO_IOLOG_FILENAME, MSR_FILETIME_BASE, MSR_HOSTNAME};
+pub use formats::{Format, FIO_IOLOG_FILENAME, MSR_FILETIME_BASE, MSR_HOSTNAME};
 pub use reader::{open, TraceReader};
 pub use synth::{
     profile, write_trace, Profile, Synth, SynthOptions, TraceStats, OVERWRITE_RING, PAGE_BYTES,
     PROFILES,
 };
 pub use types::{
-    BlkparseAction, Format, ReadOptions, TimeUnit, TraceOp, TraceRecord, DEFAULT_MAX_LINE_LEN,
-    SECTOR_SIZE,
+    BlkparseAction, ReadOptions, TimeUnit, TraceOp, TraceRecord, DEFAULT_MAX_LINE_LEN, SECTOR_SIZE,
 };
 pub use write::{write_header, write_record};

@@ -4,7 +4,7 @@
 //! request, `None` for a line that carries no request (header, other
 //! device, non-I/O event), or the malformed field.
 
-use crate::types::{Format, ReadOptions, TraceOp, SECTOR_SIZE};
+use crate::types::{ReadOptions, TraceOp, SECTOR_SIZE};
 
 /// A malformed field.
 #[derive(Debug)]
@@ -64,14 +64,6 @@ pub(crate) enum DeviceFilter {
 }
 
 impl DeviceFilter {
-    /// `device` resolved by `format`'s rule (no device: every line).
-    pub fn new(format: Format, device: Option<&str>) -> Result<Self, String> {
-        match device {
-            None => Ok(DeviceFilter::Any),
-            Some(d) => (format.spec().device_filter)(d.trim()),
-        }
-    }
-
     pub(crate) fn num(&self, n: u64) -> bool {
         match self {
             DeviceFilter::Num(m) => *m == n,

@@ -3,9 +3,10 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use crate::error::TraceError;
+use crate::formats::Format;
 use crate::lines::LineReader;
 use crate::parse::{Bad, Ctx, DeviceFilter, ParseState, RawTime};
-use crate::types::{Format, ReadOptions, TraceRecord};
+use crate::types::{ReadOptions, TraceRecord};
 
 /// Size of the `BufReader` used by [`open`].
 const FILE_BUF: usize = 64 * 1024;
@@ -41,7 +42,7 @@ struct LineParser {
 impl<R: BufRead> TraceReader<R> {
     /// `name` is the file name used in errors.
     pub fn new(reader: R, format: Format, name: &str, options: ReadOptions) -> Self {
-        let filter = DeviceFilter::new(format, options.device.as_deref());
+        let filter = format.device_filter(options.device.as_deref());
         TraceReader {
             lines: LineReader::new(reader, options.max_line_len),
             parser: LineParser {

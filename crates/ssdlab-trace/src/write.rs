@@ -3,7 +3,8 @@
 
 use std::io::{self, Write};
 
-use crate::types::{Format, TraceRecord, SECTOR_SIZE};
+use crate::formats::Format;
+use crate::types::{TraceRecord, SECTOR_SIZE};
 
 /// Writes what has to precede the records: `fio version 3 iolog` plus the
 /// `add` / `open` lines for fio iolog; nothing for the other formats.

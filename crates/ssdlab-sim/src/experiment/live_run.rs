@@ -52,7 +52,8 @@ pub fn check_live_jobs(jobfile: &JobFile, logical_block: u32) -> Result<(), Inpu
     jobfile
         .jobs
         .iter()
-        .try_for_each(|spec| check_live_job(spec, logical_block))
+        .try_for_each(|spec| check_live_job(spec, logical_block))?;
+    cpus_allowed(jobfile).map(drop)
 }
 
 fn check_live_job(spec: &JobSpec, logical_block: u32) -> Result<(), InputError> {
@@ -74,16 +75,6 @@ fn check_live_job(spec: &JobSpec, logical_block: u32) -> Result<(), InputError> 
             "fsync, fdatasync and O_SYNC writes are not issued on a real target yet",
         );
     }
-    if spec.cpus_allowed.is_some() {
-        let key = ["cpus_allowed", "cpumask"]
-            .into_iter()
-            .find(|k| spec.option_lines.iter().any(|(n, _, _)| n == k))
-            .unwrap_or("cpus_allowed");
-        return refuse(
-            key,
-            "CPU affinity is not applied on a real target yet (ssdlab submits from one thread)",
-        );
-    }
     let lb = u64::from(logical_block);
     if !spec.min_bs().is_multiple_of(lb) {
         let msg = format!(
@@ -94,6 +85,33 @@ fn check_live_job(spec: &JobSpec, logical_block: u32) -> Result<(), InputError> 
         return Err(job_option_error(spec, "bs", msg));
     }
     Ok(())
+}
+
+/// The CPUs the submitting thread is pinned to (fio's `cpus_allowed` or
+/// `cpumask`). ssdlab submits every job's I/O from one thread, so the jobs
+/// of a run must name one set, or none.
+pub fn cpus_allowed(jobfile: &JobFile) -> Result<Option<Vec<u32>>, InputError> {
+    let mut sets = jobfile.jobs.iter().map(|j| &j.cpus_allowed);
+    let first = sets.next().cloned().flatten();
+    if sets.any(|s| *s != first) {
+        let spec = jobfile
+            .jobs
+            .iter()
+            .find(|j| j.cpus_allowed != first)
+            .unwrap_or(&jobfile.jobs[0]);
+        let key = ["cpus_allowed", "cpumask"]
+            .into_iter()
+            .find(|k| spec.option_lines.iter().any(|(n, _, _)| n == k))
+            .unwrap_or("cpus_allowed");
+        return Err(job_option_error(
+            spec,
+            key,
+            "on a real target every job must name the same CPUs, or none: ssdlab submits \
+             every job's I/O from one thread, pinned to them"
+                .to_string(),
+        ));
+    }
+    Ok(first)
 }
 
 /// How a live run verifies data (fio's `verify=` family), the same for

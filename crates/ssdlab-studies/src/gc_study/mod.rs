@@ -323,7 +323,7 @@ pub(crate) fn run_config_in(
     config: &serde_json::Value,
     traces: &Path,
 ) -> Result<GcRow, InputError> {
-    let c: ConfigFields = crate::study_points::fields(config, "gc-ondemand")?;
+    let c: ConfigFields = crate::study_config::fields(config, "gc-ondemand")?;
     if c.row != ROW_FORMAT {
         return Err(InputError::invalid(
             "gc-ondemand point configuration",

@@ -169,7 +169,7 @@ pub fn run(
 pub(crate) fn grid(
     paper: bool,
     seed: u64,
-    o: crate::study_points::GridOverrides,
+    o: crate::study_config::GridOverrides,
 ) -> Result<Vec<(serde_json::Value, serde_json::Value)>, InputError> {
     let mut plan = if paper { Plan::PAPER } else { Plan::QUICK };
     plan.sets_per_point = o.sets.unwrap_or(plan.sets_per_point);

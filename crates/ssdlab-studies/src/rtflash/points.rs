@@ -36,7 +36,7 @@ fn need<T>(v: Option<T>, field: &str) -> Result<T, InputError> {
 
 /// The rows of the point `config` describes.
 pub fn run_config(config: &serde_json::Value) -> Result<Vec<Row>, InputError> {
-    let c: ConfigFields = crate::study_points::fields(config, "rt-flash")?;
+    let c: ConfigFields = crate::study_config::fields(config, "rt-flash")?;
     if c.model != MODEL_REVISION {
         return Err(bad(format!(
             "model revision {} is not {MODEL_REVISION}",

@@ -202,7 +202,7 @@ struct ConfigFields {
 /// One point from its configuration alone (on this machine or on a Dask
 /// worker): the same row either way.
 pub fn run_config(config: &serde_json::Value) -> Result<StbRow, InputError> {
-    let c: ConfigFields = crate::study_points::fields(config, "stb")?;
+    let c: ConfigFields = crate::study_config::fields(config, "stb")?;
     let w = PostmarkFile {
         postmark: c.postmark,
         page_cache: c.page_cache,

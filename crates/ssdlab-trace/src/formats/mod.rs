@@ -4,8 +4,11 @@
 
 use std::io::{self, Write};
 
+use crate::error::ParseFormatError;
 use crate::parse::{Ctx, DeviceFilter, Outcome, ParseState};
-use crate::types::TraceRecord;
+use crate::types::{TraceOp, TraceRecord};
+use std::fmt;
+use std::str::FromStr;
 
 /// What a format is: the numbers that describe its fields and the
 /// functions that read and write its lines.
@@ -91,6 +94,86 @@ pub(crate) fn numbered_device(d: &str) -> Result<DeviceFilter, String> {
     d.parse::<u64>()
         .map(DeviceFilter::Num)
         .map_err(|_| format!("expected a device number, got {}", crate::parse::show(d)))
+}
+
+impl Format {
+    /// `device` resolved by this format's rule (no device: every line).
+    pub(crate) fn device_filter(self, device: Option<&str>) -> Result<DeviceFilter, String> {
+        match device {
+            None => Ok(DeviceFilter::Any),
+            Some(d) => (self.spec().device_filter)(d.trim()),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// Whether the format can express [`TraceOp::Trim`].
+    pub fn supports_trim(self) -> bool {
+        self.spec().supports_trim
+    }
+
+    /// Time resolution in ns of what [`crate::write_record`] writes.
+    pub fn time_resolution_ns(self) -> u64 {
+        self.spec().time_resolution_ns
+    }
+
+    /// Unit (bytes) of the offset field.
+    pub fn offset_unit(self) -> u64 {
+        self.spec().offset_unit
+    }
+
+    /// Unit (bytes) of the length field.
+    pub fn len_unit(self) -> u64 {
+        self.spec().len_unit
+    }
+
+    /// The record that reading back `write_record(rec)` yields (with default
+    /// [`ReadOptions`]), apart from `line`: time truncated to the format's
+    /// resolution, offset rounded down to its unit, and length grown so that
+    /// the written extent still covers the original end, rounded up to the
+    /// length unit. Lengths that no longer fit `u32` are not representable
+    /// (the reader then reports the line as malformed).
+    pub fn quantize(self, rec: &TraceRecord) -> TraceRecord {
+        let res = self.time_resolution_ns();
+        let ou = self.offset_unit();
+        let lu = self.len_unit();
+        let offset = rec.offset / ou * ou;
+        let end = rec.offset as u128 + rec.len as u128;
+        let span = end - offset as u128;
+        let span = span.div_ceil(lu as u128) * lu as u128;
+        TraceRecord {
+            time_ns: rec.time_ns / res * res,
+            op: rec.op,
+            offset,
+            len: u32::try_from(span).unwrap_or(u32::MAX),
+            sync: !self.spec().has_sync_flag || rec.sync || rec.op == TraceOp::Read,
+            line: rec.line,
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Format {
+    type Err = ParseFormatError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        Format::ALL
+            .iter()
+            .copied()
+            .find(|f| f.name().eq_ignore_ascii_case(t))
+            .ok_or_else(|| ParseFormatError {
+                name: s.to_string(),
+                expected: Format::NAMES.join(", "),
+            })
+    }
 }
 
 #[cfg(test)]

@@ -64,7 +64,8 @@ use std::io::{self, Write};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::types::{Format, TraceOp, TraceRecord};
+use crate::formats::Format;
+use crate::types::{TraceOp, TraceRecord};
 use crate::write::{write_header, write_record};
 
 mod profiles;
