@@ -94,6 +94,11 @@ pub(crate) fn assign(spec: &mut JobSpec, name: &str, value: Value) {
         ("thinktime", V::Time(t)) => spec.thinktime_ns = t,
         ("thinktime_spin", V::Time(t)) => spec.thinktime_spin_ns = t,
         ("thinktime_blocks", V::Int(v)) => spec.thinktime_blocks = clamp_u32(v),
+        ("latency_target", V::Time(t)) => spec.latency_target_ns = t,
+        ("latency_window", V::Time(t)) => spec.latency_window_ns = t,
+        ("latency_percentile", V::Floats(f)) => {
+            spec.latency_percentile = f.first().copied().unwrap_or(100.0)
+        }
         ("rate", V::PerDirU64(d)) => set_dirs(&mut spec.rate, d),
         ("rate_iops", V::PerDirU64(d)) => set_dirs(&mut spec.rate_iops, d),
         ("rate_process", V::Choice(c)) => {

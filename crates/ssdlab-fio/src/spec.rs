@@ -274,6 +274,10 @@ pub struct JobSpec {
     pub thinktime_ns: u64,
     pub thinktime_blocks: u32,
     pub thinktime_spin_ns: u64,
+    /// fio's latency_target (0: none), its window and percentile.
+    pub latency_target_ns: u64,
+    pub latency_window_ns: u64,
+    pub latency_percentile: f64,
 
     /// Bytes per second per direction; 0 = unlimited.
     pub rate: PerDir<u64>,
@@ -394,6 +398,9 @@ impl JobSpec {
             thinktime_ns: 0,
             thinktime_blocks: 1,
             thinktime_spin_ns: 0,
+            latency_target_ns: 0,
+            latency_window_ns: 0,
+            latency_percentile: 100.0,
             rate: PerDir::all(0),
             rate_iops: PerDir::all(0),
             rate_process: RateProcess::Linear,

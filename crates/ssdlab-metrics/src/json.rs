@@ -294,7 +294,7 @@ fn job_json(job: &JobReport, rs: &GroupRunStats, global: &[(String, String)]) ->
     let mut pairs = vec![
         ("jobname", J::S(job.jobname.clone())),
         ("groupid", J::U(job.groupid as u64)),
-        ("error", J::U(0)),
+        ("error", J::U(u64::from(job.error))),
         ("eta", J::U(0)),
         ("elapsed", J::U(job.elapsed())),
         ("job options", opts(&options)),
@@ -345,12 +345,12 @@ fn job_json(job: &JobReport, rs: &GroupRunStats, global: &[(String, String)]) ->
         pct_obj(&LAT_KEYS[..10], &calc_lat(&ld.us, total)),
     ));
     pairs.push(("latency_ms", pct_obj(&LAT_KEYS, &calc_lat(&ld.ms, total))));
-    // fio's latency_target search, with its values when no target is set
-    // (ssdlab does not run the search: `latency_target` is not modelled).
+    // fio's latency_target search, in fio's units: the target in ns, the
+    // window in µs.
     pairs.push(("latency_depth", J::U(u64::from(job.latency_depth))));
-    pairs.push(("latency_target", J::U(0)));
-    pairs.push(("latency_percentile", J::F(100.0)));
-    pairs.push(("latency_window", J::U(0)));
+    pairs.push(("latency_target", J::U(job.latency_target_ns)));
+    pairs.push(("latency_percentile", J::F(job.latency_percentile)));
+    pairs.push(("latency_window", J::U(job.latency_window_ns / 1000)));
     if !job.extras.is_null() {
         pairs.push(("ssdlab", J::V(job.extras.clone())));
     }

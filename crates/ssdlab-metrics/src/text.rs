@@ -297,7 +297,7 @@ fn show_job(out: &mut String, job: &JobReport, rs: &GroupRunStats, time: &str) {
         job.jobname,
         job.groupid,
         job.members.max(1),
-        0,
+        job.error,
         0,
         time
     );
@@ -354,6 +354,15 @@ fn show_job(out: &mut String, job: &JobReport, rs: &GroupRunStats, time: &str) {
         job.read.drop_ios,
         job.write.drop_ios,
         job.trim.drop_ios
+    );
+    // fio's latency_target search: the target in ns, the window in µs.
+    let _ = writeln!(
+        out,
+        "     latency   : target={}, window={}, percentile={:.2}%, depth={}",
+        job.latency_target_ns,
+        job.latency_window_ns / 1000,
+        job.latency_percentile,
+        job.latency_depth
     );
 }
 

@@ -287,6 +287,25 @@ pub(super) static OPTIONS: &[OptionDef] = &[
         Kind::Int { min: 1, max: U32 },
         "I/Os between think times (default 1)",
     ),
+    // fio's latency_target search (target.c)
+    opt(
+        "latency_target",
+        NO,
+        Kind::Time { unit_ns: NS_PER_US },
+        "deepest queue meeting this latency (µs by default)",
+    ),
+    opt(
+        "latency_window",
+        NO,
+        Kind::Time { unit_ns: NS_PER_US },
+        "how long each depth is tried (µs by default)",
+    ),
+    opt(
+        "latency_percentile",
+        NO,
+        Kind::Percentiles { max: 1 },
+        "share of I/O that must meet the target (default 100)",
+    ),
     opt(
         "rate",
         NO,

@@ -95,6 +95,10 @@ pub fn merge_jobs(jobs: &[JobReport]) -> JobReport {
         lat_percentiles: first.lat_percentiles,
         ioprio: first.ioprio,
         latency_depth: first.latency_depth,
+        latency_target_ns: first.latency_target_ns,
+        latency_window_ns: first.latency_window_ns,
+        latency_percentile: first.latency_percentile,
+        error: first.error,
         extras: first.extras.clone(),
         ..Default::default()
     };

@@ -217,6 +217,13 @@ pub struct JobReport {
     /// fio's `latency_depth`: the depth its latency_target search runs at,
     /// the job's iodepth while no target is set.
     pub latency_depth: u32,
+    /// fio's `latency_target` (0: none), `latency_window` and
+    /// `latency_percentile`.
+    pub latency_target_ns: u64,
+    pub latency_window_ns: u64,
+    pub latency_percentile: f64,
+    /// fio's `error`: the errno that ended the job (0: none).
+    pub error: u32,
     /// ssdlab-specific data, emitted under the key "ssdlab" only.
     pub extras: Value,
 }
@@ -245,6 +252,10 @@ impl Default for JobReport {
             ioprio: IoPrio::default(),
             prios: Vec::new(),
             latency_depth: 1,
+            latency_target_ns: 0,
+            latency_window_ns: 0,
+            latency_percentile: 100.0,
+            error: 0,
             extras: Value::Null,
         }
     }

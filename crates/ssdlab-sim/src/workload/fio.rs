@@ -90,6 +90,12 @@ impl FioWorkload {
     pub fn finish(mut self) -> (Vec<FioJob>, Vec<JobStats>) {
         for (job, st) in self.jobs.iter().zip(self.stats.iter_mut()) {
             st.finish(job.ramp_end_ns, job.end_time);
+            if let Some((depth, failed)) = job.latency_outcome() {
+                st.report.latency_depth = depth;
+                if failed {
+                    st.report.error = crate::workload::fio_job::ETIMEDOUT;
+                }
+            }
         }
         (self.jobs, self.stats)
     }
@@ -132,6 +138,11 @@ impl FioWorkload {
             match a {
                 JobAction::Submit { at } => cx.schedule(at, WorkEvent::Submit(j)),
                 JobAction::WakeAt { at } => cx.schedule(at, WorkEvent::Wake(j)),
+                JobAction::ResetStats { at } => {
+                    let st = &mut self.stats[j as usize];
+                    *st = JobStats::new(&self.jobs[j as usize].spec);
+                    st.begin(at);
+                }
             }
         }
     }

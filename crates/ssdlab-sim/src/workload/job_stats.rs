@@ -18,6 +18,9 @@ impl JobStats {
         let mut report = JobReport::new(spec.name.clone(), spec.group_id);
         report.job_options = spec.options.clone();
         report.latency_depth = spec.iodepth;
+        report.latency_target_ns = spec.latency_target_ns;
+        report.latency_window_ns = spec.latency_window_ns;
+        report.latency_percentile = spec.latency_percentile;
         report.percentile_list = spec.percentile_list.clone();
         report.lat_percentiles = spec.lat_percentiles;
         report.ioprio = m::IoPrio {

@@ -6,16 +6,20 @@
 //! fio crate's `IoGenerator`.
 
 use crate::host::{Bio, BioDone, CpuClock, HostCosts};
+use latency_target::LatencySearch;
+pub use latency_target::ETIMEDOUT;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use ssdlab_fio::generator::{IoDir, IoGenerator, IoUnit};
-use ssdlab_fio::{JobSpec, PrioClass, RateProcess};
+use ssdlab_fio::{JobSpec, RateProcess};
 use ssdlab_protocol::Dir;
 use ssdlab_protocol::Ns;
-use ssdlab_sched::{IoClass, IoPrio};
+use ssdlab_sched::IoPrio;
 use std::collections::VecDeque;
 use sync::SyncPlan;
 
+mod latency_target;
+mod prio;
 mod sync;
 
 /// One I/O as a source yields it.
@@ -71,6 +75,8 @@ pub enum JobAction {
     Submit { at: Ns },
     /// Call `try_issue` again at `at` (thinktime or rate limit).
     WakeAt { at: Ns },
+    /// The job's statistics restart at `at` (latency_target's final window).
+    ResetStats { at: Ns },
 }
 
 /// A completed I/O as the statistics see it.
@@ -121,6 +127,8 @@ pub struct FioJob {
     next_allowed: [Ns; 3],
     held: Option<SourcedIo>,
     syncs: SyncPlan,
+    /// fio's latency_target search, when the job sets a target.
+    latency: Option<LatencySearch>,
     /// The CPU the job's submissions run on.
     cpu: CpuClock,
     pub(crate) blocked: bool,
@@ -215,6 +223,7 @@ impl FioJob {
                 at_end: spec.end_fsync,
                 ..SyncPlan::default()
             },
+            latency: None,
             cpu: CpuClock::default(),
             blocked: false,
             wake_pending: None,
@@ -254,6 +263,7 @@ impl FioJob {
             self.end_ns = Some(self.ramp_end_ns + self.spec.runtime_ns);
         }
         self.state = JobState::Running;
+        self.latency = LatencySearch::of(&self.spec, self.ramp_end_ns);
         self.next_allowed = [self.start_ns; 3];
         self.start_ns
     }
@@ -308,7 +318,8 @@ impl FioJob {
             // A batch starts only when it fits whole (fio queues the I/Os
             // and submits them in one call).
             if self.batch_left == 0 {
-                if self.depth - self.inflight.min(self.depth) < self.batch_submit {
+                let depth = self.issue_depth();
+                if depth - self.inflight.min(depth) < self.batch_submit {
                     return;
                 }
                 self.batch_left = self.batch_submit;
@@ -387,6 +398,21 @@ impl FioJob {
             || self.end_ns.is_some_and(|end| now >= end)
             || self.bytes_limit.is_some_and(|b| self.bytes_issued >= b)
             || self.ios_limit.is_some_and(|n| self.ios_issued >= n)
+            || self.latency.as_ref().is_some_and(|l| l.ended)
+    }
+
+    /// The depth the job may issue to now: its iodepth, or less while a
+    /// latency_target search tries a depth.
+    fn issue_depth(&self) -> u32 {
+        self.latency
+            .as_ref()
+            .map_or(self.depth, |l| l.depth(self.depth, self.inflight))
+    }
+
+    /// The depth a latency_target search found and whether it failed at
+    /// depth 1 (None: the job sets no target).
+    pub fn latency_outcome(&self) -> Option<(u32, bool)> {
+        self.latency.as_ref().map(|l| (l.depth_found(), l.failed))
     }
 
     /// Spaces issues of direction `d` by the rate limits (the later of the
@@ -450,42 +476,6 @@ impl FioJob {
         out.push(JobAction::Submit { at });
     }
 
-    /// The job's priority, or per I/O the cmdprio one (cmdprio_percentage).
-    fn prio_for(&mut self, dir: IoDir) -> IoPrio {
-        let d = dir_index(dir);
-        let pct = [
-            self.spec.cmdprio_percentage.read,
-            self.spec.cmdprio_percentage.write,
-            self.spec.cmdprio_percentage.trim,
-        ][d];
-        if pct > 0 && self.rng.gen_range(0..100u8) < pct {
-            let class = [
-                self.spec.cmdprio_class.read,
-                self.spec.cmdprio_class.write,
-                self.spec.cmdprio_class.trim,
-            ][d];
-            let level = [
-                self.spec.cmdprio.read,
-                self.spec.cmdprio.write,
-                self.spec.cmdprio.trim,
-            ][d];
-            return IoPrio {
-                class: io_class(class),
-                level,
-            };
-        }
-        match self.spec.prioclass {
-            Some(c) => IoPrio {
-                class: io_class(c),
-                level: self.spec.prio.unwrap_or(4),
-            },
-            None => IoPrio {
-                level: self.spec.prio.unwrap_or(4),
-                ..IoPrio::NONE
-            },
-        }
-    }
-
     /// A bio of this job ended (the job sees it at `now`): returns its sample
     /// when it counts (after ramp_time), then lets the job issue again.
     pub fn complete(
@@ -522,6 +512,13 @@ impl FioJob {
                 _ => {}
             }
             return sample;
+        }
+        if let Some(search) = &mut self.latency {
+            if search.completed(lat, now, self.inflight) {
+                // The final window: statistics from here (fio resets them).
+                self.ramp_end_ns = now;
+                out.push(JobAction::ResetStats { at: now });
+            }
         }
         if self.spec.thinktime_ns > 0 {
             self.since_think += 1;
@@ -586,14 +583,5 @@ fn per_dir(spec: &JobSpec, d: usize) -> (u64, u64) {
         0 => (spec.rate.read, spec.rate_iops.read),
         1 => (spec.rate.write, spec.rate_iops.write),
         _ => (spec.rate.trim, spec.rate_iops.trim),
-    }
-}
-
-fn io_class(c: PrioClass) -> IoClass {
-    match c {
-        PrioClass::None => IoClass::None,
-        PrioClass::Rt => IoClass::Rt,
-        PrioClass::Be => IoClass::Be,
-        PrioClass::Idle => IoClass::Idle,
     }
 }
