@@ -73,7 +73,7 @@ fn what_the_engine_cannot_do_is_refused_before_the_target_is_touched() {
     let t = target.to_str().unwrap();
     for (text, key) in [
         (WRITE_JOB.replace("direct=1", "direct=0"), "direct"),
-        (format!("{WRITE_JOB}fsync=4\n"), "fsync"),
+        (format!("{WRITE_JOB}sync=1\n"), "sync"),
         (
             format!("{WRITE_JOB}cpus_allowed=0\n[w2]\nrw=write\nsize=1m\ndirect=1\n"),
             "cpus_allowed",
@@ -95,6 +95,31 @@ fn what_the_engine_cannot_do_is_refused_before_the_target_is_touched() {
     ]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--occupancy"), "{err}");
+}
+
+/// fio's fsync= reaches the target: each sync is a FLUSH (an fsync of the
+/// file through io_uring), counted by the engine and reported in fio's
+/// sync section.
+#[test]
+fn fsync_sends_a_flush_to_the_target() {
+    let dir = scratch("fsync");
+    let target = dir.join("t.img");
+    // 1 MiB of 4 KiB writes (256), a sync after every 16, one at the end.
+    let text = format!("{WRITE_JOB}fsync=16\nend_fsync=1\n");
+    let (code, out, err) = ssdlab(&[
+        "run",
+        &job(&dir, "f.fio", &text),
+        "--target",
+        target.to_str().unwrap(),
+        "--output-format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let rep = json_of(&out);
+    let flushes = rep["ssdlab"]["engine_counters"]["flushes"].as_u64().unwrap();
+    let syncs = rep["jobs"][0]["sync"]["total_ios"].as_u64().unwrap();
+    assert_eq!(flushes, syncs, "{out}");
+    assert!((16..=17).contains(&syncs), "{syncs}");
 }
 
 /// fio's `cpus_allowed` pins the thread that submits: the report says to

@@ -40,6 +40,8 @@ pub struct DriveCounters {
     pub bytes_read: u64,
     pub bytes_written: u64,
     pub bytes_trimmed: u64,
+    /// FLUSHes sent (fio's fsync and fdatasync): an fsync of the target.
+    pub flushes: u64,
     /// Calls into the kernel (io_uring_enter), each submitting a batch.
     pub kernel_calls: u64,
 }
@@ -78,6 +80,8 @@ impl Drive {
             name: target.path.display().to_string(),
             page_size,
             logical_pages: (target.bytes / u64::from(page_size)).min(u64::from(u32::MAX)) as u32,
+            // A file's page cache and a drive's own cache: FLUSH must reach it.
+            volatile_write_cache: true,
         };
         Ok(Drive {
             ring,
@@ -136,6 +140,7 @@ impl Drive {
         if let Some(v) = self.verifier.as_mut() {
             let len = cmd.bytes as usize;
             match cmd.op {
+                Dir::Write if cmd.is_flush() => {}
                 Dir::Write => v.stamp(&mut self.ring.slot_mut(slot)[..len], offset),
                 Dir::Read => self.expected[usize::from(slot)] = v.expected(offset, len),
                 Dir::Trim => {}
@@ -143,6 +148,7 @@ impl Drive {
         }
         let user_data = u64::from(slot);
         match cmd.op {
+            Dir::Write if cmd.is_flush() => self.ring.push_fsync(user_data),
             Dir::Read => self.ring.push(false, slot, offset, cmd.bytes, user_data),
             Dir::Write => self.ring.push(true, slot, offset, cmd.bytes, user_data),
             Dir::Trim => self.ring.push_trim(offset, cmd.bytes, user_data),
@@ -258,6 +264,9 @@ impl Drive {
             self.check_read(slot, offset_of(&cmd, self.info.page_size), cmd.bytes);
         }
         let moved = u64::from(cmd.bytes);
+        if cmd.is_flush() {
+            self.counters.flushes += 1;
+        }
         match cmd.op {
             Dir::Read => self.counters.bytes_read += moved,
             Dir::Write => self.counters.bytes_written += moved,
@@ -299,7 +308,7 @@ impl Device for Drive {
         _q: &mut Q,
     ) -> Result<(), CommandError> {
         let end = u64::from(cmd.lpa.0) + u64::from(cmd.pages);
-        if cmd.pages == 0 || end > u64::from(self.info.logical_pages) {
+        if (cmd.pages == 0 && !cmd.is_flush()) || end > u64::from(self.info.logical_pages) {
             return Err(CommandError {
                 id: cmd.id,
                 lpa: cmd.lpa,

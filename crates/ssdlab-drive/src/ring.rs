@@ -150,6 +150,13 @@ impl Ring {
         self.push_entry(entry.user_data(user_data));
     }
 
+    /// Queues an fsync of the target (a FLUSH: a file's dirty data and its
+    /// device's cache).
+    pub fn push_fsync(&mut self, user_data: u64) {
+        let entry = opcode::Fsync::new(types::Fixed(0)).build();
+        self.push_entry(entry.user_data(user_data));
+    }
+
     /// Whether finished requests wait to be reaped.
     pub fn has_completions(&mut self) -> bool {
         !self.uring.completion().is_empty()

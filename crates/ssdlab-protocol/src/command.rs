@@ -50,6 +50,15 @@ pub struct IoCommand {
     pub deadline: Option<Ns>,
 }
 
+impl IoCommand {
+    /// A FLUSH: a write of no pages. It completes once every write that
+    /// completed before it was submitted is durable. Only a device with a
+    /// volatile write cache receives one (`DeviceInfo::volatile_write_cache`).
+    pub fn is_flush(&self) -> bool {
+        self.op == Dir::Write && self.pages == 0
+    }
+}
+
 /// A command the device cannot execute.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("command {id}: pages [{lpa}, {lpa} + {pages}) empty or outside the {logical_pages} logical pages")]

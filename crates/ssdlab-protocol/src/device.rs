@@ -11,6 +11,12 @@ pub struct DeviceInfo {
     pub page_size: u32,
     /// Logical pages the device exports.
     pub logical_pages: u32,
+    /// Whether a completed write may still sit in a volatile cache: the
+    /// host must then send FLUSH to the device (an empty flush is a write
+    /// of no pages, [`IoCommand::is_flush`]). A device without one (every
+    /// simulated model acknowledges a write once it is safe) never receives
+    /// a flush: the host ends it itself.
+    pub volatile_write_cache: bool,
 }
 
 impl DeviceInfo {

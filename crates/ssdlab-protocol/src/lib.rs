@@ -36,7 +36,10 @@
 //!   protected buffer treats that as durable. Durability before a flush is
 //!   the host's business: the host path models FLUSH and FUA with their
 //!   costs, and a device model documents whether its buffer survives power
-//!   loss. A device that carries data returns, for a read of a page, the
+//!   loss. A device whose completed writes may sit in a volatile cache says
+//!   so (`DeviceInfo::volatile_write_cache`) and receives FLUSH as a write
+//!   of no pages ([`IoCommand::is_flush`]); every other device refuses a
+//!   command of no pages. A device that carries data returns, for a read of a page, the
 //!   data of the last write to it that completed before the read was
 //!   submitted (the simulated devices carry no data, only time).
 //! - **Deadlines.** [`IoCommand::deadline`] is a hint for a device that

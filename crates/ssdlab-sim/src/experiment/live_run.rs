@@ -65,14 +65,10 @@ fn check_live_job(spec: &JobSpec, logical_block: u32) -> Result<(), InputError> 
              default, runs in simulation only)",
         );
     }
-    if spec.fsync_every > 0 || spec.fdatasync_every > 0 || spec.sync_writes {
-        let key = ["fsync", "fdatasync", "sync"]
-            .into_iter()
-            .find(|k| spec.option_lines.iter().any(|(n, _, _)| n == k))
-            .unwrap_or("fsync");
+    if spec.sync_writes {
         return refuse(
-            key,
-            "fsync, fdatasync and O_SYNC writes are not issued on a real target yet",
+            "sync",
+            "O_SYNC writes (FUA) are not issued on a real target yet; fsync= and fdatasync= are",
         );
     }
     let lb = u64::from(logical_block);

@@ -80,6 +80,9 @@ pub struct BlockLayer {
     async_run_pending: bool,
     page_size: u64,
     logical_pages: u64,
+    /// The device needs FLUSH (a real drive); otherwise an empty flush
+    /// ends on the host.
+    device_flushes: bool,
     /// Bios ended since the kernel last took them.
     done: Vec<BioDone>,
     counters: HostCounters,
@@ -117,6 +120,7 @@ impl BlockLayer {
             async_run_pending: false,
             page_size: dev.page_size as u64,
             logical_pages: dev.logical_pages as u64,
+            device_flushes: dev.volatile_write_cache,
             done: Vec::new(),
             counters: HostCounters::default(),
             sched_cpu_ns: sched.cpu_cost_ns(),
@@ -330,7 +334,7 @@ impl BlockLayer {
         self.counters.dispatched += 1;
         let total: u32 = self.device_inflight.iter().sum();
         self.counters.max_device_inflight = self.counters.max_device_inflight.max(total);
-        if empty_flush {
+        if empty_flush && !self.device_flushes {
             // As blk-flush for a device without a volatile write cache: both
             // device models acknowledge a write only once it is safe, so an
             // empty flush has nothing to wait for and ends on the host.
@@ -388,11 +392,14 @@ impl BlockLayer {
         let end = (rq.end_sector() * 512)
             .div_ceil(self.page_size)
             .min(self.logical_pages);
+        // An empty flush reaches only a device that needs it: a write of no
+        // pages (`IoCommand::is_flush`).
+        let pages = if rq.is_empty_flush() { 0 } else { (end - first).max(1) };
         IoCommand {
             id: rid,
             op: rq.dir,
             lpa: Lpn(first as u32),
-            pages: (end - first).max(1) as u32,
+            pages: pages as u32,
             bytes: rq.bytes,
             sq: t.hq as u16,
             deadline: None,

@@ -137,6 +137,7 @@ impl Device for SimSsd {
             name: self.cfg.name.clone(),
             page_size: self.layout.page_size,
             logical_pages: self.layout.logical_pages,
+            volatile_write_cache: false,
         }
     }
 

@@ -350,6 +350,7 @@ impl Device for HybridSsd {
             name: self.name.clone(),
             page_size: self.page_size,
             logical_pages: self.logical_pages(),
+            volatile_write_cache: false,
         }
     }
 
