@@ -116,7 +116,9 @@ fn fsync_sends_a_flush_to_the_target() {
     ]);
     assert_eq!(code, 0, "{err}");
     let rep = json_of(&out);
-    let flushes = rep["ssdlab"]["engine_counters"]["flushes"].as_u64().unwrap();
+    let flushes = rep["ssdlab"]["engine_counters"]["flushes"]
+        .as_u64()
+        .unwrap();
     let syncs = rep["jobs"][0]["sync"]["total_ios"].as_u64().unwrap();
     assert_eq!(flushes, syncs, "{out}");
     assert!((16..=17).contains(&syncs), "{syncs}");

@@ -394,7 +394,11 @@ impl BlockLayer {
             .min(self.logical_pages);
         // An empty flush reaches only a device that needs it: a write of no
         // pages (`IoCommand::is_flush`).
-        let pages = if rq.is_empty_flush() { 0 } else { (end - first).max(1) };
+        let pages = if rq.is_empty_flush() {
+            0
+        } else {
+            (end - first).max(1)
+        };
         IoCommand {
             id: rid,
             op: rq.dir,
