@@ -130,7 +130,7 @@ impl Format {
     }
 
     /// The record that reading back `write_record(rec)` yields (with default
-    /// [`ReadOptions`]), apart from `line`: time truncated to the format's
+    /// [`ReadOptions`](crate::ReadOptions)), apart from `line`: time truncated to the format's
     /// resolution, offset rounded down to its unit, and length grown so that
     /// the written extent still covers the original end, rounded up to the
     /// length unit. Lengths that no longer fit `u32` are not representable
