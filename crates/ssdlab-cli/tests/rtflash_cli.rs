@@ -230,7 +230,7 @@ fn reproduce(out: &std::path::Path) -> (String, String) {
 }
 
 #[test]
-fn reproduce_rt_flash_writes_the_report_resumes_from_its_cache_and_repeats() {
+fn reproduce_rt_flash_writes_the_report_and_resumes_from_its_cache() {
     let base = std::env::temp_dir().join(format!("ssdlab-rtflash-study-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&base);
     let (first, csv) = reproduce(&base.join("a"));
@@ -280,9 +280,9 @@ fn reproduce_rt_flash_writes_the_report_resumes_from_its_cache_and_repeats() {
     assert!(again.contains("(0 points computed"), "{again}");
     assert!(first.contains("(185 points computed"), "{first}");
     assert_eq!(csv, csv_again);
-    // Another directory, computed afresh: the same bytes.
-    let (_, fresh) = reproduce(&base.join("b"));
-    assert_eq!(csv, fresh);
+    // That a fresh computation gives the same bytes is checked where it
+    // comes for free: python/tests/test_studies_dask.py computes the study
+    // on local threads and on Dask and compares results.csv byte for byte.
     std::fs::remove_dir_all(&base).unwrap();
 }
 

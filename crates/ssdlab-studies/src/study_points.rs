@@ -5,33 +5,71 @@
 //! studies' points (`PointSpec`) have none.
 
 pub use crate::study_config::{fields, GridOverrides};
+use serde_json::Value;
 use ssdlab_sim::error::InputError;
+
+/// A grid: each point's labels and configuration.
+type Pairs = Vec<(Value, Value)>;
+
+/// A study whose points run from their configuration alone: the name its
+/// configurations carry in `"study"`, how one point runs (its result as
+/// JSON), and the grid `reproduce NAME` runs for a plan (`paper` or not),
+/// a seed and the plan's overrides.
+struct StudyEntry {
+    name: &'static str,
+    run: fn(&Value) -> Result<String, InputError>,
+    grid: fn(bool, u64, GridOverrides) -> Result<Pairs, InputError>,
+}
+
+/// The studies a Dask worker and `ssdlab.sweep` know, one line each (the
+/// K2 studies' points carry no `"study"`: `PointSpec`).
+const STUDIES: &[StudyEntry] = &[
+    StudyEntry {
+        name: "gc-ondemand",
+        run: |c| Ok(json(&crate::gc_study::run_config(c)?)),
+        grid: |paper, seed, _| Ok(crate::gc_study::grid(paper, seed)),
+    },
+    StudyEntry {
+        name: "stb",
+        run: |c| Ok(json(&crate::stb_study::run_config(c)?)),
+        grid: |paper, seed, _| Ok(crate::stb_study::grid(paper, seed)),
+    },
+    StudyEntry {
+        name: "rt-flash",
+        run: |c| Ok(json(&crate::rtflash::run_config(c)?)),
+        grid: crate::rtflash::grid,
+    },
+];
+
+fn json<T: serde::Serialize>(result: &T) -> String {
+    serde_json::to_string(result).expect("results serialize")
+}
+
+fn known() -> String {
+    STUDIES
+        .iter()
+        .map(|s| s.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// The result (JSON) of the point `config_text` describes.
 pub fn run_config_text(config_text: &str) -> Result<String, InputError> {
-    let config: serde_json::Value = serde_json::from_str(config_text)
+    let config: Value = serde_json::from_str(config_text)
         .map_err(|e| InputError::invalid("point configuration", e.to_string()))?;
-    let text = |r: Result<String, serde_json::Error>| r.expect("results serialize");
-    Ok(match config.get("study").and_then(|s| s.as_str()) {
-        None => text(serde_json::to_string(
-            &crate::point::PointSpec::from_config(&config)?.run()?,
-        )),
-        Some("gc-ondemand") => text(serde_json::to_string(&crate::gc_study::run_config(
-            &config,
-        )?)),
-        Some("stb") => text(serde_json::to_string(&crate::stb_study::run_config(
-            &config,
-        )?)),
-        Some("rt-flash") => text(serde_json::to_string(&crate::rtflash::run_config(&config)?)),
-        Some(other) => {
-            return Err(InputError::invalid(
-                "point configuration",
-                format!(
-                    "unknown study '{other}' (known: gc-ondemand, stb, rt-flash, or none for K2)"
-                ),
-            ))
-        }
-    })
+    let Some(name) = config.get("study").and_then(|s| s.as_str()) else {
+        return Ok(json(&crate::point::PointSpec::from_config(&config)?.run()?));
+    };
+    let study = STUDIES.iter().find(|s| s.name == name).ok_or_else(|| {
+        InputError::invalid(
+            "point configuration",
+            format!(
+                "unknown study '{name}' (known: {}, or none for K2)",
+                known()
+            ),
+        )
+    })?;
+    (study.run)(&config)
 }
 
 /// A point of a study's grid for `ssdlab.sweep`: the columns that name it,
@@ -62,19 +100,13 @@ pub fn grid(
             ))
         }
     };
-    let pairs = match study {
-        "stb" => crate::stb_study::grid(paper, seed),
-        "gc-ondemand" => crate::gc_study::grid(paper, seed),
-        "rt-flash" => crate::rtflash::grid(paper, seed, overrides)?,
-        other => {
-            return Err(InputError::invalid(
-                "study",
-                format!(
-                    "unknown '{other}' (known: gc-ondemand, rt-flash, stb; K2: ssdlab.k2.grid)"
-                ),
-            ))
-        }
-    };
+    let entry = STUDIES.iter().find(|s| s.name == study).ok_or_else(|| {
+        InputError::invalid(
+            "study",
+            format!("unknown '{study}' (known: {}; K2: ssdlab.k2.grid)", known()),
+        )
+    })?;
+    let pairs = (entry.grid)(paper, seed, overrides)?;
     Ok(pairs
         .into_iter()
         .map(|(labels, config)| GridPoint {
