@@ -3,44 +3,13 @@
 
 use ssdlab_protocol::{Dir, IoCommand, Lpn};
 use ssdlab_sim::kernel::Simulation;
-use ssdlab_sim::ssd::config::SsdConfig;
+use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::hybrid::HybridSsd;
 use ssdlab_sim::workload::script::CommandScript;
 
-/// A small 2009-era MLC drive: 8 units × 16 pages of 4 KiB (a log block of
-/// 128 pages), 96 superblocks, 8 RW log blocks.
-fn small() -> HybridSsd {
-    let text = r#"
-name = "mlc-sata-test"
-[geometry]
-channels = 8
-chips_per_channel = 1
-dies_per_chip = 1
-planes_per_die = 1
-blocks_per_plane = 96
-pages_per_block = 16
-page_size = 4096
-[timing]
-read_ns = 50_000
-program_ns = 900_000
-erase_ns = 3_500_000
-channel_mts = 40
-channel_width_bits = 8
-flash_command_ns = 200
-[controller]
-queue_depth = 32
-submission_queues = 1
-command_ns = 10_000
-completion_ns = 5_000
-link_mbs = 300
-dram_ns = 1_000
-[buffer]
-capacity_bytes = 0
-[ftl]
-over_provisioning = 0.07
-allocation = "static"
-"#;
-    let cfg = SsdConfig::from_toml(text, "mlc-sata-test.toml").unwrap();
+/// The built-in 2009 SATA MLC drive, with its invariants checked.
+fn drive() -> HybridSsd {
+    let cfg = Preset::load_device("mlc-sata-8g").unwrap();
     HybridSsd::new(&cfg, 8, 1, true).unwrap()
 }
 
@@ -58,7 +27,7 @@ fn cmd(id: u64, op: Dir, lpa: u32, pages: u32) -> IoCommand {
 
 #[test]
 fn the_kernel_drives_the_hybrid_model() {
-    let mut sim = Simulation::new(small(), None, 1);
+    let mut sim = Simulation::new(drive(), None, 1);
     let mut script = CommandScript::new(vec![
         (0, cmd(1, Dir::Write, 0, 128)),
         (0, cmd(2, Dir::Read, 0, 128)),
