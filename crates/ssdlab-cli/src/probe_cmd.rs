@@ -109,7 +109,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
     // A block device is written once over the region first, as a file is
     // laid out when it is made: reads then meet written blocks.
     let mut target = Some(first);
-    if matches!(info.kind.as_str(), "block device") {
+    if info.kind == "block device" {
         let t = target.take().expect("opened");
         let job = format!(
             "[layout]\nioengine=io_uring\ndirect=1\nrw=write\nbs=1m\niodepth=8\nsize={region}\n"

@@ -97,25 +97,30 @@ fn what_the_engine_cannot_do_is_refused_before_the_target_is_touched() {
     assert!(err.contains("--occupancy"), "{err}");
 }
 
-/// fio's fsync= reaches the target: each sync is a FLUSH (an fsync of the
-/// file through io_uring), counted by the engine and reported in fio's
-/// sync section.
-#[test]
-fn fsync_sends_a_flush_to_the_target() {
-    let dir = scratch("fsync");
+/// `text` run on a fresh file target in scratch directory `name`: its JSON
+/// report (the run must succeed) and the text printed.
+fn json_run_on_file(name: &str, text: &str) -> (Value, String) {
+    let dir = scratch(name);
     let target = dir.join("t.img");
-    // 1 MiB of 4 KiB writes (256), a sync after every 16, one at the end.
-    let text = format!("{WRITE_JOB}fsync=16\nend_fsync=1\n");
     let (code, out, err) = ssdlab(&[
         "run",
-        &job(&dir, "f.fio", &text),
+        &job(&dir, "j.fio", text),
         "--target",
         target.to_str().unwrap(),
         "--output-format",
         "json",
     ]);
     assert_eq!(code, 0, "{err}");
-    let rep = json_of(&out);
+    (json_of(&out), out)
+}
+
+/// fio's fsync= reaches the target: each sync is a FLUSH (an fsync of the
+/// file through io_uring), counted by the engine and reported in fio's
+/// sync section.
+#[test]
+fn fsync_sends_a_flush_to_the_target() {
+    // 1 MiB of 4 KiB writes (256), a sync after every 16, one at the end.
+    let (rep, out) = json_run_on_file("fsync", &format!("{WRITE_JOB}fsync=16\nend_fsync=1\n"));
     let flushes = rep["ssdlab"]["engine_counters"]["flushes"]
         .as_u64()
         .unwrap();
@@ -128,19 +133,7 @@ fn fsync_sends_a_flush_to_the_target() {
 /// which CPUs, and the run's CPU time was spent there.
 #[test]
 fn cpus_allowed_pins_the_submitting_thread() {
-    let dir = scratch("cpus");
-    let target = dir.join("t.img");
-    let text = format!("{WRITE_JOB}cpus_allowed=0\n");
-    let (code, out, err) = ssdlab(&[
-        "run",
-        &job(&dir, "c.fio", &text),
-        "--target",
-        target.to_str().unwrap(),
-        "--output-format",
-        "json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let rep = json_of(&out);
+    let (rep, out) = json_run_on_file("cpus", &format!("{WRITE_JOB}cpus_allowed=0\n"));
     assert_eq!(
         rep["ssdlab"]["cpus_allowed"],
         serde_json::json!([0]),

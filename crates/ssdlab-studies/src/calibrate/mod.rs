@@ -16,6 +16,7 @@ mod targets;
 
 pub use datasheet::datasheet_targets;
 pub use k2::k2_targets;
+pub(crate) use targets::{get_dotted, preset_table};
 pub use targets::{Calibration, Metric, Param, Target, TargetValue, TargetsFile, PRESET_HOST};
 
 use crate::point::{PointFigures, PointSpec};

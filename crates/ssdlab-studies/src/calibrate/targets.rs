@@ -318,7 +318,7 @@ fn check_tolerance(tol: f64) -> Result<(), String> {
 }
 
 /// The starting preset as a TOML table.
-fn preset_table(device: &str) -> Result<toml::Table, InputError> {
+pub(crate) fn preset_table(device: &str) -> Result<toml::Table, InputError> {
     let text = Preset::load(device)?
         .to_toml()
         .map_err(|m| InputError::invalid(device, m))?;
@@ -327,7 +327,7 @@ fn preset_table(device: &str) -> Result<toml::Table, InputError> {
 }
 
 /// A numeric value at a dotted key, and whether it is an integer.
-fn get_dotted(table: &toml::Table, key: &str) -> Option<(f64, bool)> {
+pub(crate) fn get_dotted(table: &toml::Table, key: &str) -> Option<(f64, bool)> {
     let mut parts = key.split('.').peekable();
     let mut t = table;
     while let Some(part) = parts.next() {

@@ -64,7 +64,7 @@ pub fn targets_for(
     let occupancy = (100.0 * m.region_bytes as f64 / capacity as f64)
         .ceil()
         .min(100.0);
-    let table = device_table(base)?;
+    let table = crate::calibrate::preset_table(base)?;
     let guesses = first_guesses(m, &device);
     let params = keys
         .iter()
@@ -121,14 +121,6 @@ fn figures_of(c: &Measured) -> Vec<(Metric, f64)> {
             (v.is_finite() && v > 0.0).then_some((m, v))
         })
         .collect()
-}
-
-/// The base preset as a TOML table (to read a key's value).
-fn device_table(base: &str) -> Result<toml::Table, InputError> {
-    let preset = Preset::load(base)?;
-    let text = preset.to_toml().map_err(|e| InputError::invalid(base, e))?;
-    text.parse()
-        .map_err(|e: toml::de::Error| InputError::invalid(base, e.to_string()))
 }
 
 /// The figure of the case called `name`, if it ran and measured one.
@@ -212,17 +204,10 @@ fn param(
         Some((k, r)) => (k, Some(r)),
         None => (spec, None),
     };
-    let mut v = Some(&toml::Value::Table(table.clone()));
-    for part in key.split('.') {
-        v = v.and_then(|t| t.get(part));
-    }
-    // A key the preset leaves at its default (absent) reads as zero.
-    let value = match v {
-        Some(toml::Value::Integer(i)) => *i as f64,
-        Some(toml::Value::Float(f)) => *f,
-        None if key.ends_with("_ns") => 0.0,
-        _ => return Err(bad("not a numeric key of the base preset".into())),
-    };
+    // A time the preset leaves at zero (absent) reads as 0, as for a targets
+    // file's keys.
+    let (value, _) = crate::calibrate::get_dotted(table, key)
+        .ok_or_else(|| bad("not a numeric key of the base preset".into()))?;
     let value = guesses
         .iter()
         .find(|(k, _)| *k == key)
