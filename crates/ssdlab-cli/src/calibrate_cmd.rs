@@ -49,7 +49,7 @@ pub struct Args {
     #[arg(long, default_value_t = 40)]
     max_iters: u64,
     #[command(flatten)]
-    cluster: crate::dask_bridge::ClusterArgs,
+    cluster: ssdlab_studies::dask_bridge::ClusterArgs,
 }
 
 pub fn run(a: Args) -> Result<(), InputError> {

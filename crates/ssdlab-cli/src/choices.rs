@@ -55,28 +55,8 @@ impl From<IologTimeUnit> for TimeUnit {
     }
 }
 
-/// An operation of the K2 study's grid.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum K2Op {
-    Read,
-    Randread,
-    Write,
-    Randwrite,
-}
-
-/// A device state of the K2 study's grid.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum K2Occupancy {
-    Partial,
-    Full,
-}
-
-/// The name a choice has on the command line (and in results.csv).
-pub fn name_of<T: ValueEnum>(v: &T) -> String {
-    v.to_possible_value()
-        .map(|p| p.get_name().to_string())
-        .unwrap_or_default()
-}
+pub use ssdlab_studies::commands::name_of;
+pub use ssdlab_studies::k2::command::{K2Occupancy, K2Op};
 
 /// K2's tuning objective.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -4,7 +4,6 @@ mod bench_cmd;
 mod bench_compare;
 mod calibrate_cmd;
 mod choices;
-mod dask_bridge;
 mod output;
 mod plumbing;
 mod postmark_cmd;

@@ -3,22 +3,7 @@
 
 use std::io::IsTerminal;
 
-pub(crate) fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// The most points run in parallel: a thread each, and each may hold a
-/// whole device.
-const MAX_JOBS: usize = 256;
-/// `--jobs`: 1 to [`MAX_JOBS`].
-pub(crate) fn parse_jobs(s: &str) -> Result<usize, String> {
-    let n: usize = s.parse().map_err(|e| format!("{e}"))?;
-    if (1..=MAX_JOBS).contains(&n) {
-        Ok(n)
-    } else {
-        Err(format!("{n} is outside 1..={MAX_JOBS}"))
-    }
-}
+pub(crate) use ssdlab_studies::commands::{default_jobs, parse_jobs};
 
 /// A "points done" bar on stderr, only on a terminal.
 pub(crate) struct PointsBar(Option<indicatif::ProgressBar>);

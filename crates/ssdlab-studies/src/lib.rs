@@ -6,6 +6,8 @@
 pub mod bench;
 pub mod cache;
 pub mod calibrate;
+pub mod commands;
+pub mod dask_bridge;
 pub mod datasheet;
 pub mod findings;
 pub mod gc_fit;

@@ -4,53 +4,34 @@
 //! wherever it ran. A configuration names its study in `"study"`; the K2
 //! studies' points (`PointSpec`) have none.
 
+use crate::commands::Points;
 pub use crate::study_config::{fields, GridOverrides};
 use serde_json::Value;
 use ssdlab_sim::error::InputError;
 
-/// A grid: each point's labels and configuration.
-type Pairs = Vec<(Value, Value)>;
-
-/// A study whose points run from their configuration alone: the name its
-/// configurations carry in `"study"`, how one point runs (its result as
-/// JSON), and the grid `reproduce NAME` runs for a plan (`paper` or not),
-/// a seed and the plan's overrides.
-struct StudyEntry {
-    name: &'static str,
-    run: fn(&Value) -> Result<String, InputError>,
-    grid: fn(bool, u64, GridOverrides) -> Result<Pairs, InputError>,
+/// The studies whose points run from their configuration alone: the
+/// registry lines of `commands::STUDIES` with [`Points`] (the K2 studies'
+/// points carry no `"study"`: `PointSpec`).
+fn studies() -> impl Iterator<Item = (&'static str, &'static Points)> {
+    crate::commands::STUDIES
+        .iter()
+        .filter_map(|s| Some((s.name, s.points.as_ref()?)))
 }
 
-/// The studies a Dask worker and `ssdlab.sweep` know, one line each (the
-/// K2 studies' points carry no `"study"`: `PointSpec`).
-const STUDIES: &[StudyEntry] = &[
-    StudyEntry {
-        name: "gc-ondemand",
-        run: |c| Ok(json(&crate::gc_study::run_config(c)?)),
-        grid: |paper, seed, _| Ok(crate::gc_study::grid(paper, seed)),
-    },
-    StudyEntry {
-        name: "stb",
-        run: |c| Ok(json(&crate::stb_study::run_config(c)?)),
-        grid: |paper, seed, _| Ok(crate::stb_study::grid(paper, seed)),
-    },
-    StudyEntry {
-        name: "rt-flash",
-        run: |c| Ok(json(&crate::rtflash::run_config(c)?)),
-        grid: crate::rtflash::grid,
-    },
-];
-
-fn json<T: serde::Serialize>(result: &T) -> String {
+/// A point's result as JSON, as a Dask worker returns it.
+pub(crate) fn json<T: serde::Serialize>(result: &T) -> String {
     serde_json::to_string(result).expect("results serialize")
 }
 
 fn known() -> String {
-    STUDIES
-        .iter()
-        .map(|s| s.name)
+    studies()
+        .map(|(name, _)| name)
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+fn points_of(name: &str) -> Option<&'static Points> {
+    studies().find(|(n, _)| *n == name).map(|(_, p)| p)
 }
 
 /// The result (JSON) of the point `config_text` describes.
@@ -60,7 +41,7 @@ pub fn run_config_text(config_text: &str) -> Result<String, InputError> {
     let Some(name) = config.get("study").and_then(|s| s.as_str()) else {
         return Ok(json(&crate::point::PointSpec::from_config(&config)?.run()?));
     };
-    let study = STUDIES.iter().find(|s| s.name == name).ok_or_else(|| {
+    let study = points_of(name).ok_or_else(|| {
         InputError::invalid(
             "point configuration",
             format!(
@@ -100,7 +81,7 @@ pub fn grid(
             ))
         }
     };
-    let entry = STUDIES.iter().find(|s| s.name == study).ok_or_else(|| {
+    let entry = points_of(study).ok_or_else(|| {
         InputError::invalid(
             "study",
             format!("unknown '{study}' (known: {}; K2: ssdlab.k2.grid)", known()),

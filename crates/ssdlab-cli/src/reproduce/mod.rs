@@ -1,61 +1,91 @@
-//! `ssdlab reproduce`: one subcommand per study. Each study's flags and
-//! driver live in a file of their own; what the study commands share
-//! (`--jobs`, the points bar) is in `crate::plumbing`.
+//! `ssdlab reproduce`: one subcommand per line of the studies' registry
+//! (`ssdlab_studies::commands::STUDIES`). A study's flags and driver live
+//! with the study; here is only the console it reports to: a points bar on
+//! a terminal and its lines on stdout.
 
-mod all;
-mod gc;
-mod k2;
-mod k2_adaptive;
-mod rtflash;
-mod stb;
-
+use crate::plumbing::{progress_bar, PointsBar};
 use ssdlab_sim::error::InputError;
+use ssdlab_studies::commands::{study, Console, STUDIES};
+use std::sync::Mutex;
 
-#[derive(clap::Args)]
+/// The study chosen and its flags, as clap matched them.
 pub struct Args {
-    #[command(subcommand)]
-    study: Study,
+    study: &'static str,
+    matches: clap::ArgMatches,
 }
 
-#[derive(clap::Subcommand)]
-enum Study {
-    /// The K2 queue-length-bound study (Park and Lee, 2021): four operations ×
-    /// partially/fully occupied × none and K2-64 … K2-1.
-    K2(k2::K2Args),
-    /// The K2 paper's own comparison (RTSS 2019): none, mq-deadline, kyber vs
-    /// K2-8/16/32 on the K2 benchmark set-up; best p99.9 reductions and worst
-    /// background-throughput penalty next to the paper's headline.
-    K2Rtss(k2::RtssArgs),
-    /// k2-adaptive (K2 choosing its own bound for O1, O2 or an absolute
-    /// target) against the oracle static bound on every operation ×
-    /// occupancy cell, and on workloads whose phases change the best bound.
-    K2Adaptive(k2_adaptive::Args),
-    /// The on-demand GC study (Lee, Choi, Hong 2023): six application
-    /// profiles (synthetic stand-ins) × PBGC, BBGC and on-demand GC on seed004.
-    GcOndemand(gc::GcArgs),
-    /// The real-time flash study (Kim et al., DAC 2021): the case study under
-    /// Clustering-BFD+TBS, Global+BG, Full-Isolation+BG and two ablations,
-    /// the worst-case latency breakdown, schedulability curves for 4, 8 and
-    /// 16 chips, and NRT bandwidth on accepted sets.
-    RtFlash(rtflash::RtFlashArgs),
-    /// The STB study (Kang, Park, Yoo 2011): five concurrent Postmark
-    /// processes under noop, deadline, IRBW-FIFO, IRBW-FIFO-RP and STB, on a
-    /// SATA-era MLC SSD with a hybrid log-block FTL and with page mapping.
-    Stb(stb::StbArgs),
-    /// The four seed studies (K2 with both occupancies, gc-ondemand,
-    /// rt-flash, stb), each in OUT/NAME, and OUT/index.html: per study, the
-    /// paper's findings ssdlab agrees with and where it differs.
-    All(all::AllArgs),
+impl clap::FromArgMatches for Args {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let (name, matches) = m
+            .subcommand()
+            .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::MissingSubcommand))?;
+        let study = study(name)
+            .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidSubcommand))?;
+        Ok(Args {
+            study: study.name,
+            matches: matches.clone(),
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for Args {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        STUDIES
+            .iter()
+            .fold(cmd.subcommand_required(true), |cmd, s| {
+                cmd.subcommand(s.command())
+            })
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
 }
 
 pub fn run(a: Args) -> Result<(), InputError> {
-    match a.study {
-        Study::K2(a) => k2::run_k2(a).map(drop),
-        Study::K2Rtss(a) => k2::run_rtss(a),
-        Study::K2Adaptive(a) => k2_adaptive::run(a),
-        Study::GcOndemand(a) => gc::run_gc(a).map(drop),
-        Study::RtFlash(a) => rtflash::run(a).map(drop),
-        Study::Stb(a) => stb::run(a).map(drop),
-        Study::All(a) => all::run(a),
+    let console = Terminal::default();
+    let study = study(a.study).expect("clap matched a registered study");
+    let result = study.run(&a.matches, &console);
+    console.clear();
+    result.map(drop)
+}
+
+/// The CLI's console: one points bar at a time on stderr (on a terminal),
+/// the summary lines on stdout.
+#[derive(Default)]
+struct Terminal {
+    bar: Mutex<Option<(String, PointsBar)>>,
+}
+
+impl Terminal {
+    fn clear(&self) {
+        if let Some((_, bar)) = self.bar.lock().expect("not poisoned").take() {
+            bar.finish();
+        }
+    }
+}
+
+impl Console for Terminal {
+    fn progress(&self, what: &str, done: usize, total: usize) {
+        let mut bar = self.bar.lock().expect("not poisoned");
+        if bar.as_ref().is_none_or(|(name, _)| name != what) {
+            if let Some((_, old)) = bar.take() {
+                old.finish();
+            }
+            *bar = Some((what.to_string(), progress_bar(what)));
+        }
+        if let Some((_, b)) = bar.as_ref() {
+            b.tick(done, total);
+        }
+    }
+
+    fn say(&self, line: &str) {
+        self.clear();
+        println!("{line}");
     }
 }

@@ -9,6 +9,7 @@
 //! pressure: every profile offers the same MB/s), looping until the host has
 //! written `write_volume` × the logical capacity.
 
+pub mod command;
 pub mod findings;
 mod load;
 mod report;

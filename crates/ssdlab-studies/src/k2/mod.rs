@@ -3,6 +3,7 @@
 //! parallel with a configuration-hash cache, and its derived observations,
 //! figures and report.
 
+pub mod command;
 pub mod figures;
 pub mod findings;
 pub mod grid;

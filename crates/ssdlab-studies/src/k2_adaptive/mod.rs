@@ -6,6 +6,7 @@
 //! "An adaptive bound").
 
 pub mod cells;
+pub mod command;
 pub mod phases;
 pub mod report;
 

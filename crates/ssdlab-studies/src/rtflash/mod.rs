@@ -19,6 +19,7 @@
 //! interrupted run recomputes only what is missing; points run in parallel.
 
 mod case_study;
+pub mod command;
 mod curves;
 pub mod findings;
 mod points;

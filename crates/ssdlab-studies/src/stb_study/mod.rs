@@ -7,6 +7,7 @@
 //! The bundling schedulers gather `lb_size=auto`: the logical-block size
 //! measured on each device (write bandwidth against request size).
 
+pub mod command;
 pub mod findings;
 
 use crate::report::bar_svg::BarChart;

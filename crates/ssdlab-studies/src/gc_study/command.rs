@@ -1,12 +1,14 @@
 //! `reproduce gc-ondemand`: the on-demand GC study and its profile fit.
 
+use crate::commands::{default_jobs, parse_jobs, say_files, Console, Points, Seed, Study};
 use crate::dask_bridge::ClusterArgs;
-use crate::plumbing::{default_jobs, parse_jobs, progress_bar};
+use crate::findings::Finding;
+use crate::study_points::json;
 use ssdlab_sim::error::InputError;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
-pub(super) struct GcArgs {
+pub struct GcOndemand {
     #[arg(long, default_value = "out/gc-ondemand")]
     out: PathBuf,
     #[arg(long, default_value_t = default_jobs(), value_parser = parse_jobs)]
@@ -14,7 +16,7 @@ pub(super) struct GcArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Requests per pass of each synthetic trace (1 to 10^8).
-    #[arg(long, default_value_t = ssdlab_studies::gc_study::REQUESTS,
+    #[arg(long, default_value_t = super::REQUESTS,
           value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     requests: u64,
     /// The quick load sweep (the default): 20 to 1280 MB/s in steps of ×2,
@@ -29,11 +31,11 @@ pub(super) struct GcArgs {
     #[arg(long)]
     offered_mbs: Option<f64>,
     /// Host writes per run, in multiples of the logical capacity.
-    #[arg(long, default_value_t = ssdlab_studies::gc_study::WRITE_VOLUME)]
+    #[arg(long, default_value_t = super::WRITE_VOLUME)]
     write_volume: f64,
     /// Share of the physical space the traces address, from page 0 (the
     /// data's footprint; GC is enabled at 70 % full).
-    #[arg(long, default_value_t = ssdlab_studies::gc_study::FOOTPRINT)]
+    #[arg(long, default_value_t = super::FOOTPRINT)]
     footprint: f64,
     /// Fit each profile's locality and overwrite knobs to the paper's
     /// victim table instead of running the study; prints and writes
@@ -47,8 +49,27 @@ pub(super) struct GcArgs {
     cluster: ClusterArgs,
 }
 
-pub(super) fn run_gc(a: GcArgs) -> Result<Vec<ssdlab_studies::findings::Finding>, InputError> {
-    use ssdlab_studies::gc_study::{self, GcStudyOptions, LoadPlan, TRACE_MBS};
+impl Study for GcOndemand {
+    const NAME: &'static str = "gc-ondemand";
+    const ABOUT: &'static str = "The on-demand GC study (Lee, Choi, Hong 2023): six application \
+        profiles (synthetic stand-ins) × PBGC, BBGC and on-demand GC on seed004, from light load \
+        to each scheme's limit";
+    const SEED: Option<Seed> = Some(Seed {
+        title: "On-demand GC with prioritized victims",
+        paper: "Lee, Choi and Hong, Electronics 12(9):2142, 2023",
+    });
+    const POINTS: Option<Points> = Some(Points {
+        run: |c| Ok(json(&super::run_config(c)?)),
+        grid: |paper, seed, _| Ok(super::grid(paper, seed)),
+    });
+
+    fn run(self, console: &dyn Console) -> Result<Vec<Finding>, InputError> {
+        run_gc(self, console)
+    }
+}
+
+fn run_gc(a: GcOndemand, console: &dyn Console) -> Result<Vec<Finding>, InputError> {
+    use super::{self as gc_study, GcStudyOptions, LoadPlan, TRACE_MBS};
     if a.jobs == 0 || a.requests == 0 {
         return Err(InputError::invalid(
             "--jobs/--requests",
@@ -100,13 +121,11 @@ pub(super) fn run_gc(a: GcArgs) -> Result<Vec<ssdlab_studies::findings::Finding>
         ));
     }
     if a.fit {
-        fit_gc_profiles(&opts, &fit_profiles(&a.profiles)?)?;
+        fit_gc_profiles(&opts, &fit_profiles(&a.profiles)?, console)?;
         return Ok(Vec::new());
     }
-    let bar = progress_bar("GC study");
-    let progress = |done: usize, total: usize| bar.tick(done, total);
+    let progress = |done: usize, total: usize| console.progress("GC study", done, total);
     let (sweep, computed) = gc_study::run(&opts, ssdlab_trace::PROFILES, &plan, &progress)?;
-    bar.finish();
     let loads = match a.offered_mbs {
         Some(load) => format!("at {load} MB/s offered"),
         None => format!(
@@ -131,14 +150,12 @@ invalidation-rate trigger, prioritized victims, block-blocking (docs/model.md).\
     );
     let files = gc_study::write_report(&sweep, &preamble, &a.out)?;
     let runs = sweep.rows.len();
-    println!(
+    console.say(&format!(
         "GC study: {runs} runs ({computed} computed, {} from the cache) in {}",
         runs - computed,
         a.out.display()
-    );
-    for f in files {
-        println!("  {}", f.display());
-    }
+    ));
+    say_files(console, &files);
     Ok(gc_study::findings::findings(&sweep))
 }
 
@@ -165,14 +182,13 @@ fn fit_profiles(names: &[String]) -> Result<Vec<ssdlab_trace::Profile>, InputErr
 /// `reproduce gc-ondemand --fit`: the profiles' knobs fitted to the
 /// paper's victim table.
 fn fit_gc_profiles(
-    opts: &ssdlab_studies::gc_study::GcStudyOptions,
+    opts: &super::GcStudyOptions,
     profiles: &[ssdlab_trace::Profile],
+    console: &dyn Console,
 ) -> Result<(), InputError> {
-    use ssdlab_studies::gc_fit;
-    let bar = progress_bar("fitting profiles");
-    let progress = |done: usize, total: usize| bar.tick(done, total);
+    use crate::gc_fit;
+    let progress = |done: usize, total: usize| console.progress("fitting profiles", done, total);
     let fits = gc_fit::fit(profiles, opts, &progress)?;
-    bar.finish();
     let table = gc_fit::fit_markdown(&fits);
     let path = opts.out.join("fit.md");
     let text = format!(
@@ -181,7 +197,9 @@ fn fit_gc_profiles(
     );
     std::fs::write(&path, text)
         .map_err(|e| InputError::invalid(path.display().to_string(), e.to_string()))?;
-    print!("{table}");
-    println!("  {}", path.display());
+    for line in table.lines() {
+        console.say(line);
+    }
+    say_files(console, [&path]);
     Ok(())
 }

@@ -3,8 +3,8 @@
 //! ssdlab._bridge`), which keeps them in its results store as
 //! `ssdlab.sweep` does; the figures come back a line per point.
 
+use crate::runner::{Remote, RemoteRunner};
 use ssdlab_sim::error::InputError;
-use ssdlab_studies::runner::{Remote, RemoteRunner};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;

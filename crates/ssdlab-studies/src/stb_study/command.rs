@@ -1,13 +1,15 @@
 //! `ssdlab reproduce stb`: the STB study (docs/stb-study.md).
 
+use super::{self as stb_study, Plan, StbStudyOptions};
+use crate::commands::{default_jobs, parse_jobs, say_files, Console, Points, Seed, Study};
 use crate::dask_bridge::ClusterArgs;
-use crate::plumbing::{default_jobs, parse_jobs, progress_bar};
+use crate::findings::Finding;
+use crate::study_points::json;
 use ssdlab_sim::error::InputError;
-use ssdlab_studies::stb_study::{self, Plan, StbStudyOptions};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
-pub struct StbArgs {
+pub struct Stb {
     #[arg(long, default_value = "out/stb")]
     out: PathBuf,
     /// The smaller run (the default): 1,000 files and 4,000 transactions per process.
@@ -24,7 +26,26 @@ pub struct StbArgs {
     cluster: ClusterArgs,
 }
 
-pub fn run(a: StbArgs) -> Result<Vec<ssdlab_studies::findings::Finding>, InputError> {
+impl Study for Stb {
+    const NAME: &'static str = "stb";
+    const ABOUT: &'static str = "The STB study (Kang, Park, Yoo 2011): five concurrent Postmark \
+        processes under noop, deadline, IRBW-FIFO, IRBW-FIFO-RP and STB, on a SATA-era MLC SSD \
+        with a hybrid log-block FTL and with page mapping";
+    const SEED: Option<Seed> = Some(Seed {
+        title: "Selective time-out bundling",
+        paper: "Kang, Park and Yoo, 2011",
+    });
+    const POINTS: Option<Points> = Some(Points {
+        run: |c| Ok(json(&stb_study::run_config(c)?)),
+        grid: |paper, seed, _| Ok(stb_study::grid(paper, seed)),
+    });
+
+    fn run(self, console: &dyn Console) -> Result<Vec<Finding>, InputError> {
+        run(self, console)
+    }
+}
+
+fn run(a: Stb, console: &dyn Console) -> Result<Vec<Finding>, InputError> {
     if a.jobs == 0 {
         return Err(InputError::invalid("--jobs", "must be at least 1"));
     }
@@ -36,10 +57,8 @@ pub fn run(a: StbArgs) -> Result<Vec<ssdlab_studies::findings::Finding>, InputEr
         plan,
         remote: a.cluster.shared(&a.out),
     };
-    let bar = progress_bar("STB study");
-    let progress = |done: usize, total: usize| bar.tick(done, total);
+    let progress = |done: usize, total: usize| console.progress("STB study", done, total);
     let (rows, computed) = stb_study::run(&opts, &progress)?;
-    bar.finish();
     let w = stb_study::workload(plan);
     let preamble = format!(
         "Device `mlc-sata-8g` (a SATA II MLC SSD of 2009: 8 dies, 4 MiB logical blocks, NCQ depth 31) \
@@ -65,22 +84,20 @@ paper's system-call times (docs/stb-study.md).\n",
         a.seed,
     );
     let files = stb_study::write_report(&rows, &preamble, &a.out)?;
-    println!(
+    console.say(&format!(
         "STB study: {} points ({computed} computed, {} from the cache) in {}",
         rows.len(),
         rows.len() - computed,
         a.out.display()
-    );
+    ));
     for ftl in stb_study::FTLS {
         if let Some(g) = stb_study::stb_gain(&rows, ftl) {
-            println!(
+            console.say(&format!(
                 "  {ftl} FTL: STB {:+.1} % transactions/s over the better of noop and deadline",
                 100.0 * g
-            );
+            ));
         }
     }
-    for f in files {
-        println!("  {}", f.display());
-    }
+    say_files(console, &files);
     Ok(stb_study::findings::findings(&rows))
 }

@@ -2,14 +2,16 @@
 //! 2021) — case study, worst-case latency breakdown, schedulability curves
 //! and NRT bandwidth — into results.csv, report.md, figures and report.html.
 
+use super::{self as rtflash, Plan, StudyOptions};
+use crate::commands::{default_jobs, parse_jobs, say_files, Console, Points, Seed, Study};
 use crate::dask_bridge::ClusterArgs;
-use crate::plumbing::{default_jobs, parse_jobs, progress_bar};
+use crate::findings::Finding;
+use crate::study_points::json;
 use ssdlab_sim::error::InputError;
-use ssdlab_studies::rtflash::{self, Plan, StudyOptions};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
-pub struct RtFlashArgs {
+pub struct RtFlash {
     /// The paper's scale: 1,000 task sets per schedulability point, demand in
     /// steps of 0.05·m, 60 simulated seconds per run (default: the quick plan,
     /// 200 sets, steps of 0.1·m, 20 s).
@@ -40,7 +42,27 @@ pub struct RtFlashArgs {
     cluster: ClusterArgs,
 }
 
-pub fn run(a: RtFlashArgs) -> Result<Vec<ssdlab_studies::findings::Finding>, InputError> {
+impl Study for RtFlash {
+    const NAME: &'static str = "rt-flash";
+    const ABOUT: &'static str = "The real-time flash study (Kim et al., DAC 2021): the case study \
+        under Clustering-BFD+TBS, Global+BG, Full-Isolation+BG and two ablations, the worst-case \
+        latency breakdown, schedulability curves for 4, 8 and 16 chips, and NRT bandwidth on \
+        accepted sets";
+    const SEED: Option<Seed> = Some(Seed {
+        title: "Real-time flash: chip clustering and TBS",
+        paper: "Kim et al., DAC 2021",
+    });
+    const POINTS: Option<Points> = Some(Points {
+        run: |c| Ok(json(&rtflash::run_config(c)?)),
+        grid: rtflash::grid,
+    });
+
+    fn run(self, console: &dyn Console) -> Result<Vec<Finding>, InputError> {
+        run(self, console)
+    }
+}
+
+fn run(a: RtFlash, console: &dyn Console) -> Result<Vec<Finding>, InputError> {
     if a.jobs == 0 {
         return Err(InputError::invalid("--jobs", "must be at least 1"));
     }
@@ -63,10 +85,8 @@ pub fn run(a: RtFlashArgs) -> Result<Vec<ssdlab_studies::findings::Finding>, Inp
         plan,
         remote: a.cluster.shared(&a.out),
     };
-    let bar = progress_bar("rt-flash study");
-    let progress = |done: usize, total: usize| bar.tick(done, total);
+    let progress = |done: usize, total: usize| console.progress("rt-flash study", done, total);
     let (rows, computed) = rtflash::run(&opts, &progress)?;
-    bar.finish();
     let preamble = format!(
         "Kim et al., \"Dynamic Chip Clustering and Task Allocation for Real-time Flash\" (DAC 2021), \
 reconstructed as docs/rt-flash.md describes. Plan: {} ({} s per case-study run; {} task sets per \
@@ -98,13 +118,11 @@ sets × {} s per approach and demand level on the SSD model); seed {}. Case stud
             .join(" and "),
     );
     let files = rtflash::write_report(&rows, &preamble, &a.out)?;
-    println!(
+    console.say(&format!(
         "rt-flash study: {} rows ({computed} points computed, the rest from the cache) in {}",
         rows.len(),
         a.out.display()
-    );
-    for f in files {
-        println!("  {}", f.display());
-    }
+    ));
+    say_files(console, &files);
     Ok(rtflash::findings::findings(&rows))
 }
