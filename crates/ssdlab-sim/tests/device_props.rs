@@ -62,6 +62,7 @@ fn tiny(variant: u8, policy: &str) -> SsdConfig {
         cfg.timing.independent_plane_reads = variant & 1 != 0;
         cfg.controller.read_page_ns = 2_000;
         cfg.controller.read_command_ns = 3_000;
+        cfg.controller.write_command_ns = 1_500;
         cfg.controller.firmware_cores = 2;
         cfg.controller.submission_queues = 2;
         cfg.buffer.gather_ns = 100_000;

@@ -93,6 +93,25 @@ fn a_pcie_read_round_trip_delays_reads_once_and_writes_twice() {
 }
 
 #[test]
+fn a_write_commands_extra_work_caps_writes_and_leaves_reads() {
+    // mqsim-64g's firmware core (1 µs a command) is far from its bounds;
+    // 20 µs more per write makes the core the writes' ceiling: 50 000 IOPS.
+    let base = Preset::load_device("mqsim-64g").unwrap();
+    let mut slow = base.clone();
+    slow.controller.write_command_ns = 20_000;
+    let iops = |cfg: &SsdConfig, op| closed_loop(cfg.clone(), op, 32, 20_000).figures.iops;
+    let ceiling = 1e9 / 21_000.0;
+    let writes = iops(&slow, Dir::Write);
+    assert!(
+        writes <= ceiling * 1.001 && writes >= ceiling * 0.97,
+        "{writes} IOPS against the core's {ceiling}"
+    );
+    assert!(iops(&base, Dir::Write) > 2.0 * ceiling);
+    // Reads pay nothing of it.
+    assert_eq!(iops(&slow, Dir::Read), iops(&base, Dir::Read));
+}
+
+#[test]
 fn saturated_random_reads_approach_the_channel_bound() {
     let ssd = full_device("mqsim-64g");
     // 8 channels, each moving one 4 KiB page per transfer time.

@@ -324,6 +324,7 @@ impl SsdConfig {
             ("controller.pcie_read_ns", c.pcie_read_ns),
             ("controller.read_page_ns", c.read_page_ns),
             ("controller.read_command_ns", c.read_command_ns),
+            ("controller.write_command_ns", c.write_command_ns),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
@@ -380,6 +381,13 @@ impl SsdConfig {
             err(
                 "controller.pcie_read_ns",
                 "the hybrid mapping's SATA-era device has no PCIe round trips: set it to 0".into(),
+            );
+        }
+        if self.controller.write_command_ns != 0 {
+            err(
+                "controller.write_command_ns",
+                "the hybrid mapping's device charges one command time to every command: set it to 0"
+                    .into(),
             );
         }
     }

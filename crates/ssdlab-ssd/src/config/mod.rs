@@ -151,6 +151,12 @@ pub struct Controller {
     /// whatever its length (0 = none).
     #[serde(default)]
     pub read_command_ns: u64,
+    /// Extra firmware time of a write command on the serial command path
+    /// (a write-buffer slot and the mapping update at intake), once per
+    /// command whatever its length (0 = none; left out of the serialized
+    /// form at 0, so that study cache keys stay as they were).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub write_command_ns: u64,
     /// Read-ahead for sequential read streams (absent = none).
     #[serde(default)]
     pub read_ahead: Option<ReadAhead>,
@@ -191,6 +197,7 @@ impl Default for Controller {
             pcie_read_ns: 0,
             read_page_ns: 0,
             read_command_ns: 0,
+            write_command_ns: 0,
             read_ahead: None,
             die_scheduler: default_die_scheduler(),
         }

@@ -69,10 +69,13 @@ impl SimSsd {
             self.fold.idle_since = None;
             self.tally.counters.commands += 1;
             let slot = self.alloc_slot(cmd);
-            let mut firmware = self.cfg.controller.command_ns;
-            if cmd.op == Dir::Read {
-                firmware += self.cfg.controller.read_command_ns;
-            }
+            let c = &self.cfg.controller;
+            let firmware = c.command_ns
+                + match cmd.op {
+                    Dir::Read => c.read_command_ns,
+                    Dir::Write => c.write_command_ns,
+                    Dir::Trim => 0,
+                };
             // The submission entry crosses the link before decode starts;
             // a write's data is read from host memory after it.
             let fetched = now + self.cfg.controller.pcie_read_ns;

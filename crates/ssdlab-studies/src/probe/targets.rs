@@ -7,26 +7,29 @@
 use super::{Measured, Measurements, Phase, JOB_NAME};
 use crate::calibrate::{Metric, Param, Target, TargetValue, TargetsFile};
 use ssdlab_sim::error::InputError;
+use ssdlab_sim::host::HostConfig;
 use ssdlab_sim::preset::Preset;
 use ssdlab_sim::ssd::config::SsdConfig;
 use std::path::PathBuf;
 
 /// The keys fitted by default, each carrying one effect the plan measures:
-/// the channels' transfer rate (the bandwidth of large transfers), a flash
-/// read's and program's time (QD-1 latency; the drain of a full
-/// write buffer), the controller's serial work per command and per read
-/// command (the IOPS ceiling at depth), its serial work per page read (the
-/// read bandwidth ceiling), and the round trip of a command's fetch over
-/// the host link (latency that adds nothing to a ceiling). Each is searched
-/// from an eighth to eight times the base preset's value, a key at zero
-/// from 0 to 1 ms.
+/// the channels' transfer rate and the host link's (the bandwidth of large
+/// transfers), a flash read's and program's time (QD-1 latency; the drain
+/// of a full write buffer), the controller's serial work per command and
+/// the extra per read and per write command (the IOPS ceilings at depth),
+/// its serial work per page read (the read bandwidth ceiling), and the
+/// round trip of a command's fetch over the host link (latency that adds
+/// nothing to a ceiling). Each is searched from an eighth to eight times
+/// where it starts, a key at zero from 0 to 1 ms.
 pub const DEFAULT_KEYS: &[&str] = &[
     "timing.read_ns",
     "timing.program_ns",
     "controller.command_ns",
     "controller.read_command_ns",
+    "controller.write_command_ns",
     "controller.read_page_ns",
     "controller.pcie_read_ns",
+    "controller.link_mbs",
     "timing.channel_mts",
 ];
 
@@ -47,7 +50,7 @@ pub fn targets_for(
     base: &str,
     keys: &[String],
 ) -> Result<(TargetsFile, Vec<(PathBuf, String)>), InputError> {
-    let device = Preset::load_device(base)?;
+    let Preset { device, host } = Preset::load(base)?;
     let capacity = device.layout().capacity_bytes();
     if m.region_bytes > capacity {
         return Err(InputError::invalid(
@@ -65,7 +68,7 @@ pub fn targets_for(
         .ceil()
         .min(100.0);
     let table = crate::calibrate::preset_table(base)?;
-    let guesses = first_guesses(m, &device);
+    let guesses = first_guesses(m, &device, &host);
     let params = keys
         .iter()
         .map(|k| param(&table, k, &guesses))
@@ -134,52 +137,87 @@ fn figure(m: &Measurements, name: &str, metric: Metric) -> Option<f64> {
 
 /// Where the search starts for the default keys, from the measurements by
 /// the model's own relations (docs/real-drive.md, "Measure a drive, fit a
-/// preset"): the channels carry the larger of the read and write
-/// bandwidths with a quarter to spare (`channel_mts`), the controller's serial work per command caps the IOPS of
-/// 4 KiB writes at depth (`command_ns`), a read's extra work caps 4 KiB
-/// reads (`read_command_ns`), the work per page read caps the read
-/// bandwidth of 128 KiB reads (`read_page_ns`); a QD-1 write is two fetches
-/// over the host link and the command (`pcie_read_ns`), a QD-1 read one
-/// fetch, the serial work and the flash read (`read_ns`); the write buffer
-/// drains at every plane's program at once (`program_ns`). A guess that
-/// comes out at zero or below is left to the base preset.
-fn first_guesses(m: &Measurements, device: &SsdConfig) -> Vec<(&'static str, f64)> {
+/// preset"):
+/// - the work per page read caps the read bandwidth of 128 KiB reads
+///   (`read_page_ns`);
+/// - a firmware core's serial work per command caps the IOPS of 4 KiB
+///   commands at depth: the faster direction's ceiling is the work every
+///   command does (`command_ns`), the slower one's the extra work of its
+///   direction (`read_command_ns`, `write_command_ns`); the decoder's work
+///   per page read runs beside it;
+/// - a QD-1 write is, besides the host's path and the completion entry,
+///   two fetches over the host link and its serial work (`pcie_read_ns`); a
+///   QD-1 read one fetch, its serial work, its transfers and the flash read
+///   (`read_ns`); when the read leaves too little for the flash, the fetch
+///   splits the difference ([`fetch_and_flash_read`]);
+/// - the write buffer drains at every plane's program at once
+///   (`program_ns`);
+/// - the channels and the host link carry the largest bandwidth measured
+///   with a quarter to spare (`channel_mts`, `link_mbs`).
+///
+/// A guess that comes out at zero or below is left to the base preset.
+fn first_guesses(
+    m: &Measurements,
+    device: &SsdConfig,
+    host: &HostConfig,
+) -> Vec<(&'static str, f64)> {
     let ns_per = |per_s: f64| 1e9 / per_s;
     let page = f64::from(device.geometry.page_size);
     let iops = |name| figure(m, name, Metric::BwMbs).map(|mbs| mbs * 1e6 / 4096.0);
-    let mut g = Vec::new();
-    let command = iops("randwrite-4k-qd32").map(ns_per);
     let read_page = figure(m, "read-128k-qd32", Metric::BwMbs).map(|mbs| ns_per(mbs * 1e6 / page));
-    let read_command = match (iops("randread-4k-qd32"), command, read_page) {
-        (Some(r), Some(c), Some(p)) => Some(ns_per(r) - c - p),
-        _ => None,
+    // The firmware core's work per command; the decoder's per page runs
+    // beside it (a pipeline stage), so reads' ceiling is the larger of the two.
+    let read_serial = iops("randread-4k-qd32").map(ns_per);
+    let write_serial = iops("randwrite-4k-qd32").map(ns_per);
+    let command = match (read_serial, write_serial) {
+        (Some(r), Some(w)) => Some(r.min(w)),
+        (r, w) => r.or(w),
     };
-    let pcie = match (figure(m, "randwrite-4k-qd1", Metric::MeanUs), command) {
-        (Some(w), Some(c)) => Some((w * 1e3 - c) / 2.0),
-        _ => None,
-    };
-    let read = match (figure(m, "randread-4k-qd1", Metric::MeanUs), pcie, command) {
-        (Some(r), Some(p), Some(c)) => {
-            Some(r * 1e3 - p - c - read_command.unwrap_or(0.0).max(0.0) - read_page.unwrap_or(0.0))
-        }
-        _ => None,
-    };
+    let extra = |serial: Option<f64>| Some(serial? - command?);
+    let (read_command, write_command) = (extra(read_serial), extra(write_serial));
+    let write_work = write_serial.or(command).unwrap_or(0.0);
     let write_mbs = figure(m, "sustained-write-128k-qd32", Metric::AfterCacheMbs)
         .or_else(|| figure(m, "write-128k-qd32", Metric::BwMbs));
     let planes = f64::from(device.layout().planes);
     let program = write_mbs.map(|mbs| planes * page / (mbs * 1e6) * 1e9);
+    let largest_mbs = m
+        .cases
+        .iter()
+        .filter(|c| c.case.phase != Phase::Latency)
+        .filter_map(|c| figure(m, &c.name, Metric::BwMbs))
+        .chain(write_mbs)
+        .reduce(f64::max);
     let bytes_per_transfer = device.timing.channel_width_bits as f64 / 8.0;
     let channels = f64::from(device.geometry.channels);
-    let channel_mts = write_mbs
-        .into_iter()
-        .chain(figure(m, "read-128k-qd32", Metric::BwMbs))
-        .reduce(f64::max)
-        .map(|mbs| 1.25 * mbs / channels / bytes_per_transfer);
+    let channel_mts = largest_mbs.map(|mbs| 1.25 * mbs / channels / bytes_per_transfer);
+    let link_mbs = largest_mbs.map(|mbs| 1.25 * mbs);
+    // What a QD-1 command spends outside the fitted keys: the host's path
+    // (submission, dispatch, completion, wake-up) and the completion entry;
+    // a read also moves its page over a channel and the link.
+    let c = &host.costs;
+    let outside = (c.submit_ns + c.dispatch_ns + c.complete_ns + c.wakeup_ns) as f64
+        + device.controller.completion_ns as f64;
+    let transfers =
+        4096.0 * 1e3 / channel_mts.unwrap_or(device.timing.channel_mts as f64) / bytes_per_transfer
+            + 4096.0 * 1e3 / link_mbs.unwrap_or(device.controller.link_mbs as f64);
+    let qd1 = |name| figure(m, name, Metric::MeanUs).map(|us| us * 1e3 - outside);
+    let (pcie, read) = match (qd1("randwrite-4k-qd1"), qd1("randread-4k-qd1")) {
+        (Some(w), Some(r)) => {
+            let read_work = read_serial.unwrap_or(0.0) + read_page.unwrap_or(0.0) + transfers;
+            let (p, f) = fetch_and_flash_read(w, write_work, r, read_work);
+            (Some(p), Some(f))
+        }
+        (Some(w), None) => (Some((w - write_work) / 2.0), None),
+        _ => (None, None),
+    };
+    let mut g = Vec::new();
     for (key, v) in [
         ("controller.command_ns", command),
         ("controller.read_page_ns", read_page),
         ("controller.read_command_ns", read_command),
+        ("controller.write_command_ns", write_command),
         ("controller.pcie_read_ns", pcie),
+        ("controller.link_mbs", link_mbs),
         ("timing.read_ns", read),
         ("timing.program_ns", program),
         ("timing.channel_mts", channel_mts),
@@ -189,6 +227,31 @@ fn first_guesses(m: &Measurements, device: &SsdConfig) -> Vec<(&'static str, f64
         }
     }
     g
+}
+
+/// The smallest flash read a first guess gives, ns: a device whose QD-1
+/// reads leave nothing for the flash (a loop device's file is in the host's
+/// cache) starts here.
+const MIN_FLASH_READ_NS: f64 = 1_000.0;
+
+/// The round trip of a fetch over the host link and the flash read, from
+/// the QD-1 latencies of a 4 KiB write (`w`: two fetches and its serial
+/// work `write_work`) and read (`r`: one fetch, its serial work `read_work`
+/// and the flash read). When the read leaves at least
+/// [`MIN_FLASH_READ_NS`] for the flash, both hold exactly; otherwise the
+/// fetch is the one that errs least on the two, relative to each (least
+/// squares), and the flash read is the floor.
+fn fetch_and_flash_read(w: f64, write_work: f64, r: f64, read_work: f64) -> (f64, f64) {
+    let exact = (w - write_work) / 2.0;
+    let flash = r - read_work - exact;
+    if flash >= MIN_FLASH_READ_NS {
+        return (exact, flash);
+    }
+    // Minimise ((write_work + 2p − w)/w)² + ((read_work + p + floor − r)/r)².
+    let (a1, b1) = (2.0 / w, (write_work - w) / w);
+    let (a2, b2) = (1.0 / r, (read_work + MIN_FLASH_READ_NS - r) / r);
+    let fetch = -(a1 * b1 + a2 * b2) / (a1 * a1 + a2 * a2);
+    (fetch, MIN_FLASH_READ_NS)
 }
 
 /// Key `spec` (`key`, or `key=min:max`): its given range, or from an
@@ -340,17 +403,58 @@ mod tests {
         assert_eq!(start("controller.command_ns"), 10_000.0);
         // 1024 MB/s of 4 KiB pages: 4 µs per page read.
         assert_eq!(start("controller.read_page_ns"), 4_000.0);
-        // 50 000 IOPS of reads: 20 µs, less 10 and 4.
-        assert_eq!(start("controller.read_command_ns"), 6_000.0);
-        // A QD-1 write: two fetches and the command.
-        assert_eq!(start("controller.pcie_read_ns"), 45_000.0);
-        let read = file
-            .params
-            .iter()
-            .find(|p| p.key == "timing.read_ns")
-            .unwrap();
-        assert_eq!(read.start, Some(15_000.0));
-        assert_eq!((read.min, read.max), (15_000.0 / 8.0, 15_000.0 * 8.0));
+        // 50 000 IOPS of reads: 20 µs of a core's work, 10 more than a
+        // write's (the decoder's 4 µs a page runs beside it).
+        assert_eq!(start("controller.read_command_ns"), 10_000.0);
+        // What the QD-1 latencies leave after the host, the serial work and
+        // the transfers: a fetch, and the flash read at its floor or above.
+        assert!(start("controller.pcie_read_ns") > 0.0);
+        assert!(start("timing.read_ns") >= MIN_FLASH_READ_NS);
+        // Writes are the faster direction: no extra work per write.
+        assert_eq!(start("controller.write_command_ns"), 0.0);
+        // The link carries the largest bandwidth, 2048 MB/s, with a quarter to spare.
+        assert_eq!(start("controller.link_mbs"), 2_560.0);
+    }
+
+    #[test]
+    fn slower_writes_get_their_own_serial_work() {
+        // A loop device's shape: reads reach 80 000 IOPS, writes 50 000; a
+        // QD-1 read is faster than a write's fetches and work allow.
+        let m = measured(&[
+            ("randread-4k-qd1", 60.0, 60.0),
+            ("randwrite-4k-qd1", 30.0, 120.0),
+            ("randwrite-4k-qd32", 204.8, 600.0),
+            ("randread-4k-qd32", 327.68, 400.0),
+            ("read-128k-qd32", 1024.0, 4000.0),
+        ]);
+        let keys: Vec<String> = DEFAULT_KEYS.iter().map(|k| k.to_string()).collect();
+        let (file, _) = targets_for(&m, "mqsim-64g", &keys).unwrap();
+        let start = |k: &str| file.params.iter().find(|p| p.key == k).unwrap().start;
+        // Reads: 12.5 µs a command, the work every command does.
+        assert_eq!(start("controller.command_ns"), Some(12_500.0));
+        assert_eq!(start("controller.read_command_ns"), Some(0.0));
+        // Writes: 20 µs a command, 7.5 more than a read's.
+        assert_eq!(start("controller.write_command_ns"), Some(7_500.0));
+        // A read's 60 µs leave nothing for the flash after a write's fetch:
+        // the flash read starts at its floor.
+        assert_eq!(start("timing.read_ns"), Some(MIN_FLASH_READ_NS));
+    }
+
+    #[test]
+    fn the_fetch_splits_what_the_qd1_latencies_cannot_both_have() {
+        // Room for the flash: both latencies hold exactly.
+        assert_eq!(
+            fetch_and_flash_read(100_000.0, 10_000.0, 80_000.0, 20_000.0),
+            (45_000.0, 15_000.0)
+        );
+        // No room: the write wants a 50 µs fetch, the read at most 44 µs;
+        // the fetch lies between and the two err on opposite sides.
+        let (fetch, flash) = fetch_and_flash_read(120_000.0, 20_000.0, 60_000.0, 15_000.0);
+        assert_eq!(flash, MIN_FLASH_READ_NS);
+        assert!(fetch > 44_000.0 && fetch < 50_000.0, "{fetch}");
+        let write = 20_000.0 + 2.0 * fetch - 120_000.0;
+        let read = 15_000.0 + fetch + flash - 60_000.0;
+        assert!(write < 0.0 && read > 0.0);
     }
 
     #[test]
