@@ -91,6 +91,8 @@ pub struct Target {
     /// What the drive measured: a value, or a range `[low, high]` that
     /// counts as met anywhere inside.
     pub value: TargetValue,
+    /// How much the target counts in the fit; 0 makes it a check, run and
+    /// reported in the residuals but not fitted.
     #[serde(default = "unit")]
     pub weight: f64,
     /// The relative error this target should stay within (default: the
@@ -154,6 +156,12 @@ impl Calibration {
                 "needs at least one of each".into(),
             ));
         }
+        if file.targets.iter().all(|t| t.weight == 0.0) {
+            return Err(bad(
+                "target".into(),
+                "every weight is 0: at least one target must be fitted".into(),
+            ));
+        }
         let table = preset_table(&file.device).map_err(|e| bad("device".into(), e.to_string()))?;
         let mut start = Vec::new();
         for (i, p) in file.params.iter().enumerate() {
@@ -196,8 +204,11 @@ impl Calibration {
                     "must be at least 1".into(),
                 ));
             }
-            if !(t.weight.is_finite() && t.weight > 0.0) {
-                return Err(bad(format!("{field}.weight"), "must be positive".into()));
+            if !(t.weight.is_finite() && t.weight >= 0.0) {
+                return Err(bad(
+                    format!("{field}.weight"),
+                    "must be at least 0 (0: a check, reported but not fitted)".into(),
+                ));
             }
             if let Some(tol) = t.tolerance {
                 check_tolerance(tol).map_err(|m| bad(format!("{field}.tolerance"), m))?;
@@ -464,6 +475,25 @@ mod tests {
                 tolerance: None,
             }],
         };
+        // A target of weight 0 is a check; a file of nothing but checks
+        // fits nothing and is refused, as is a negative weight.
+        let weighted = |weights: &[f64]| {
+            let mut f = file(None, None);
+            let t = f.targets[0].clone();
+            f.targets = weights
+                .iter()
+                .map(|&weight| Target {
+                    weight,
+                    ..t.clone()
+                })
+                .collect();
+            Calibration::new(f, Path::new("."), "t").map(drop)
+        };
+        assert!(weighted(&[1.0, 0.0]).is_ok());
+        let e = weighted(&[0.0, 0.0]).unwrap_err().to_string();
+        assert!(e.contains("every weight is 0"), "{e}");
+        let e = weighted(&[1.0, -1.0]).unwrap_err().to_string();
+        assert!(e.contains("target[1]") && e.contains("weight"), "{e}");
         let config = |f: TargetsFile| {
             let cal = Calibration::new(f, Path::new("."), "t").unwrap();
             cal.point(0, &cal.start_point())
