@@ -16,6 +16,7 @@ pub mod k2;
 pub mod k2_adaptive;
 pub mod point;
 pub mod probe;
+pub mod registry;
 pub mod report;
 pub mod rtflash;
 pub mod runner;

@@ -4,23 +4,18 @@
 //! wherever it ran. A configuration names its study in `"study"`; the K2
 //! studies' points (`PointSpec`) have none.
 
-use crate::commands::Points;
+use crate::commands::{json, Points};
 pub use crate::study_config::{fields, GridOverrides};
 use serde_json::Value;
 use ssdlab_sim::error::InputError;
 
 /// The studies whose points run from their configuration alone: the
-/// registry lines of `commands::STUDIES` with [`Points`] (the K2 studies'
+/// registry lines of `registry::STUDIES` with [`Points`] (the K2 studies'
 /// points carry no `"study"`: `PointSpec`).
 fn studies() -> impl Iterator<Item = (&'static str, &'static Points)> {
-    crate::commands::STUDIES
+    crate::registry::STUDIES
         .iter()
         .filter_map(|s| Some((s.name, s.points.as_ref()?)))
-}
-
-/// A point's result as JSON, as a Dask worker returns it.
-pub(crate) fn json<T: serde::Serialize>(result: &T) -> String {
-    serde_json::to_string(result).expect("results serialize")
 }
 
 fn known() -> String {

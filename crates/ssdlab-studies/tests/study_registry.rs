@@ -4,8 +4,9 @@
 //! as `reproduce NAME` does, and check the real registry.
 
 use ssdlab_sim::error::InputError;
-use ssdlab_studies::commands::{entry, study, Console, Study, StudyCommand, STUDIES};
+use ssdlab_studies::commands::{entry, Console, Study, StudyCommand};
 use ssdlab_studies::findings::Finding;
+use ssdlab_studies::registry::{study, STUDIES};
 use ssdlab_studies::report::{self, StudyReport};
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -57,7 +58,7 @@ impl Study for GreedyWaf {
     }
 }
 
-/// Its registry line (in the crate: one more line in `commands::STUDIES`).
+/// Its registry line (in the crate: one more line in `registry::STUDIES`).
 const GREEDY_WAF: StudyCommand = entry::<GreedyWaf>();
 
 /// A console that keeps what it is told.

@@ -1,11 +1,12 @@
 //! `ssdlab reproduce`: one subcommand per line of the studies' registry
-//! (`ssdlab_studies::commands::STUDIES`). A study's flags and driver live
+//! (`ssdlab_studies::registry::STUDIES`). A study's flags and driver live
 //! with the study; here is only the console it reports to: a points bar on
 //! a terminal and its lines on stdout.
 
 use crate::plumbing::{progress_bar, PointsBar};
 use ssdlab_sim::error::InputError;
-use ssdlab_studies::commands::{study, Console, STUDIES};
+use ssdlab_studies::commands::Console;
+use ssdlab_studies::registry::{study, STUDIES};
 use std::sync::Mutex;
 
 /// The study chosen and its flags, as clap matched them.

@@ -1,9 +1,8 @@
 //! `reproduce gc-ondemand`: the on-demand GC study and its profile fit.
 
-use crate::commands::{default_jobs, parse_jobs, say_files, Console, Points, Seed, Study};
+use crate::commands::{default_jobs, json, parse_jobs, say_files, Console, Points, Seed, Study};
 use crate::dask_bridge::ClusterArgs;
 use crate::findings::Finding;
-use crate::study_points::json;
 use ssdlab_sim::error::InputError;
 use std::path::PathBuf;
 

@@ -3,10 +3,9 @@
 //! and NRT bandwidth — into results.csv, report.md, figures and report.html.
 
 use super::{self as rtflash, Plan, StudyOptions};
-use crate::commands::{default_jobs, parse_jobs, say_files, Console, Points, Seed, Study};
+use crate::commands::{default_jobs, json, parse_jobs, say_files, Console, Points, Seed, Study};
 use crate::dask_bridge::ClusterArgs;
 use crate::findings::Finding;
-use crate::study_points::json;
 use ssdlab_sim::error::InputError;
 use std::path::PathBuf;
 

@@ -1,10 +1,9 @@
 //! `ssdlab reproduce stb`: the STB study (docs/stb-study.md).
 
 use super::{self as stb_study, Plan, StbStudyOptions};
-use crate::commands::{default_jobs, parse_jobs, say_files, Console, Points, Seed, Study};
+use crate::commands::{default_jobs, json, parse_jobs, say_files, Console, Points, Seed, Study};
 use crate::dask_bridge::ClusterArgs;
 use crate::findings::Finding;
-use crate::study_points::json;
 use ssdlab_sim::error::InputError;
 use std::path::PathBuf;
 

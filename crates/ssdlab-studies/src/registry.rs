@@ -1,14 +1,34 @@
-//! `ssdlab reproduce all`: the seed studies (every registry line with a
-//! [`Seed`](super::Seed)), each into its own directory with its own flags'
-//! defaults, and one index page that leads to every report and says which
-//! of each paper's findings ssdlab agrees with.
+//! Every study command, one line each ([`STUDIES`]): the CLI builds
+//! `reproduce`'s subcommands from it and a Dask worker and `ssdlab.sweep`
+//! find a study's points through it (`study_points`). With it, `reproduce
+//! all` ([`All`]): the seed studies (every line with a
+//! [`Seed`](crate::commands::Seed)), each into its own directory with its
+//! own flags' defaults, and one index page that leads to every report and
+//! says which of each paper's findings ssdlab agrees with.
 
-use super::{default_jobs, parse_jobs, Console, Study, STUDIES};
+use crate::commands::{default_jobs, entry, parse_jobs, say_files, Console, Study, StudyCommand};
 use crate::findings::{tally, Finding};
 use crate::report::index::{write_index, StudyEntry};
 use ssdlab_sim::error::InputError;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// Every study, one line each, in the order `reproduce --help` lists them
+/// and `reproduce all` runs the seed studies.
+pub static STUDIES: &[StudyCommand] = &[
+    entry::<crate::k2::command::K2>(),
+    entry::<crate::k2::command::Rtss>(),
+    entry::<crate::k2_adaptive::command::K2Adaptive>(),
+    entry::<crate::gc_study::command::GcOndemand>(),
+    entry::<crate::rtflash::command::RtFlash>(),
+    entry::<crate::stb_study::command::Stb>(),
+    entry::<All>(),
+];
+
+/// The study called `name`.
+pub fn study(name: &str) -> Option<&'static StudyCommand> {
+    STUDIES.iter().find(|s| s.name == name)
+}
 
 #[derive(clap::Args)]
 pub struct All {
@@ -83,7 +103,7 @@ impl Study for All {
         for (name, seconds, agree) in timings {
             console.say(&format!("  {name:<12} {seconds:>7.1} s  {agree}"));
         }
-        super::say_files(console, &files);
+        say_files(console, &files);
         Ok(Vec::new())
     }
 }

@@ -1,14 +1,7 @@
-//! `ssdlab reproduce NAME`: every study command, one registry line each.
-//!
-//! A study command is a set of flags (a `clap::Args` struct) that runs the
-//! study and says what it found through a [`Console`]; [`entry`] turns it
-//! into a [`StudyCommand`] and [`STUDIES`] lists them. The CLI builds
-//! `reproduce`'s subcommands from the registry, `reproduce all` runs the
-//! seed studies in it, and a Dask worker and `ssdlab.sweep` find a study's
-//! points through it (`study_points`). The CLI draws and prints; a study
-//! only reports to its console.
-
-pub mod all;
+//! What a study command is: a set of flags (a `clap::Args` struct) that
+//! runs the study and says what it found through a [`Console`]; [`entry`]
+//! turns it into a [`StudyCommand`], a line of `registry::STUDIES`. The CLI
+//! draws and prints; a study only reports to its console.
 
 use crate::findings::Finding;
 use crate::study_config::GridOverrides;
@@ -129,23 +122,6 @@ fn run_of<S: Study>(
     flags.run(console)
 }
 
-/// Every study, one line each, in the order `reproduce --help` lists them
-/// and `reproduce all` runs the seed studies.
-pub static STUDIES: &[StudyCommand] = &[
-    entry::<crate::k2::command::K2>(),
-    entry::<crate::k2::command::Rtss>(),
-    entry::<crate::k2_adaptive::command::K2Adaptive>(),
-    entry::<crate::gc_study::command::GcOndemand>(),
-    entry::<crate::rtflash::command::RtFlash>(),
-    entry::<crate::stb_study::command::Stb>(),
-    entry::<all::All>(),
-];
-
-/// The study called `name`.
-pub fn study(name: &str) -> Option<&'static StudyCommand> {
-    STUDIES.iter().find(|s| s.name == name)
-}
-
 /// The default of `--jobs`: a thread per core.
 pub fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -170,6 +146,11 @@ pub fn name_of<T: clap::ValueEnum>(v: &T) -> String {
     v.to_possible_value()
         .map(|p| p.get_name().to_string())
         .unwrap_or_default()
+}
+
+/// A point's result as JSON, as a Dask worker returns it.
+pub(crate) fn json<T: serde::Serialize>(result: &T) -> String {
+    serde_json::to_string(result).expect("results serialize")
 }
 
 /// Says every file, indented, as the study commands end.
