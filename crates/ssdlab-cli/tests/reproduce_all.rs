@@ -1,5 +1,6 @@
-//! `reproduce all`: the index's agreement column is each study's own
-//! "Against the paper" table, and bad flags exit 2.
+//! `reproduce`: every study of the registry is a subcommand; `reproduce
+//! all`'s agreement column is each study's own "Against the paper" table,
+//! and bad flags exit 2.
 
 mod support;
 
@@ -71,4 +72,17 @@ fn an_unknown_study_exits_2() {
         stderr.contains("k3") && stderr.contains("gc-ondemand"),
         "{stderr}"
     );
+}
+
+#[test]
+fn reproduce_offers_every_registered_study() {
+    let (code, stdout, _) = ssdlab(&["reproduce", "--help"]);
+    assert_eq!(code, 0);
+    for s in ssdlab_studies::registry::STUDIES {
+        let line = stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{} ", s.name)))
+            .unwrap_or_else(|| panic!("no {} in\n{stdout}", s.name));
+        assert!(line.contains(s.about), "{line}");
+    }
 }
