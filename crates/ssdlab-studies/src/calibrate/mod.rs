@@ -327,16 +327,26 @@ pub fn residuals_markdown(f: &Fitted) -> String {
         out.push('\n');
     }
     if banded {
-        let with_band: Vec<_> = f
+        // Fitted targets and checks (weight 0) are counted apart: a check
+        // says what the fit did not try to meet.
+        let (fitted, checks): (Vec<&Residual>, Vec<&Residual>) = f
             .residuals
             .iter()
             .filter(|r| r.tolerance.is_some())
-            .collect();
-        let within = with_band.iter().filter(|r| r.excess() == 0.0).count();
-        let with_band = with_band.len();
+            .partition(|r| r.weight > 0.0);
+        let within = |rs: &[&Residual]| rs.iter().filter(|r| r.excess() == 0.0).count();
         out.push_str(&format!(
-            "\n{within} of {with_band} targets within their tolerance.\n"
+            "\n{} of {} targets within their tolerance.\n",
+            within(&fitted),
+            fitted.len()
         ));
+        if !checks.is_empty() {
+            out.push_str(&format!(
+                "Checks (weight 0, not fitted): {} of {} within.\n",
+                within(&checks),
+                checks.len()
+            ));
+        }
     }
     out
 }
@@ -446,6 +456,26 @@ mod tests {
         assert!(table.contains("| +200.0% | 2 | – |"), "{table}");
         assert!(
             table.contains("1 of 2 targets within their tolerance."),
+            "{table}"
+        );
+        assert!(!table.contains("Checks"), "{table}");
+        // A target of weight 0 is a check, counted apart.
+        let mut with_check = fitted.residuals.clone();
+        with_check.push(Residual {
+            weight: 0.0,
+            ..residual(200.0, Some(0.25))
+        });
+        let checked = Fitted {
+            values: vec![],
+            cost: cost_of(&with_check),
+            residuals: with_check,
+            runs: 0,
+            preset_toml: String::new(),
+        };
+        let table = residuals_markdown(&checked);
+        assert!(table.contains("1 of 2 targets within"), "{table}");
+        assert!(
+            table.contains("Checks (weight 0, not fitted): 0 of 1 within."),
             "{table}"
         );
         // Without tolerances the table is as before.
