@@ -182,72 +182,139 @@ fn first_guesses(
     device: &SsdConfig,
     host: &HostConfig,
 ) -> Vec<(&'static str, f64)> {
-    let ns_per = |per_s: f64| 1e9 / per_s;
-    let page = f64::from(device.geometry.page_size);
-    let iops = |name| figure(m, name, Metric::BwMbs).map(|mbs| mbs * 1e6 / 4096.0);
-    let read_page = figure(m, "read-128k-qd32", Metric::BwMbs).map(|mbs| ns_per(mbs * 1e6 / page));
-    // The firmware core's work per command; the decoder's per page runs
-    // beside it (a pipeline stage), so reads' ceiling is the larger of the two.
-    let read_serial = iops("randread-4k-qd32").map(ns_per);
-    let write_serial = iops("randwrite-4k-qd32").map(ns_per);
-    let command = match (read_serial, write_serial) {
-        (Some(r), Some(w)) => Some(r.min(w)),
-        (r, w) => r.or(w),
-    };
-    let extra = |serial: Option<f64>| Some(serial? - command?);
-    let (read_command, write_command) = (extra(read_serial), extra(write_serial));
-    let write_work = write_serial.or(command).unwrap_or(0.0);
-    let write_mbs = figure(m, "sustained-write-128k-qd32", Metric::AfterCacheMbs)
-        .or_else(|| figure(m, "write-128k-qd32", Metric::BwMbs));
-    let planes = f64::from(device.layout().planes);
-    let program = write_mbs.map(|mbs| planes * page / (mbs * 1e6) * 1e9);
-    let largest_mbs = m
-        .cases
-        .iter()
-        .filter(|c| c.case.phase != Phase::Latency)
-        .filter_map(|c| figure(m, &c.name, Metric::BwMbs))
-        .chain(write_mbs)
-        .reduce(f64::max);
-    let bytes_per_transfer = device.timing.channel_width_bits as f64 / 8.0;
-    let channels = f64::from(device.geometry.channels);
-    let channel_mts = largest_mbs.map(|mbs| 1.25 * mbs / channels / bytes_per_transfer);
-    let link_mbs = largest_mbs.map(|mbs| 1.25 * mbs);
-    // What a QD-1 command spends outside the fitted keys: the host's path
-    // (submission, dispatch, completion, wake-up) and the completion entry;
-    // a read also moves its page over a channel and the link.
-    let c = &host.costs;
-    let outside = (c.submit_ns + c.dispatch_ns + c.complete_ns + c.wakeup_ns) as f64
-        + device.controller.completion_ns as f64;
-    let transfers =
-        4096.0 * 1e3 / channel_mts.unwrap_or(device.timing.channel_mts as f64) / bytes_per_transfer
-            + 4096.0 * 1e3 / link_mbs.unwrap_or(device.controller.link_mbs as f64);
-    let qd1 = |name| figure(m, name, Metric::MeanUs).map(|us| us * 1e3 - outside);
-    let (pcie, read) = match (qd1("randwrite-4k-qd1"), qd1("randread-4k-qd1")) {
-        (Some(w), Some(r)) => {
-            let read_work = read_serial.unwrap_or(0.0) + read_page.unwrap_or(0.0) + transfers;
-            let (p, f) = fetch_and_flash_read(w, write_work, r, read_work);
-            (Some(p), Some(f))
-        }
-        (Some(w), None) => (Some((w - write_work) / 2.0), None),
-        _ => (None, None),
-    };
+    let work = SerialWork::of(m, f64::from(device.geometry.page_size));
+    let rates = Rates::of(m, device);
+    let (pcie, read) = fetch_and_flash_guess(m, device, host, &work, &rates);
     let mut g = Vec::new();
     for (key, v) in [
-        ("controller.command_ns", command),
-        ("controller.read_page_ns", read_page),
-        ("controller.read_command_ns", read_command),
-        ("controller.write_command_ns", write_command),
+        ("controller.command_ns", work.command),
+        ("controller.read_page_ns", work.read_page),
+        ("controller.read_command_ns", work.read_command()),
+        ("controller.write_command_ns", work.write_command()),
         ("controller.pcie_read_ns", pcie),
-        ("controller.link_mbs", link_mbs),
+        ("controller.link_mbs", rates.link_mbs),
         ("timing.read_ns", read),
-        ("timing.program_ns", program),
-        ("timing.channel_mts", channel_mts),
+        ("timing.program_ns", rates.program_ns),
+        ("timing.channel_mts", rates.channel_mts),
     ] {
         if let Some(v) = v.filter(|v| v.is_finite() && *v >= 1.0) {
             g.push((key, v.round()));
         }
     }
     g
+}
+
+const NS_PER_S: f64 = 1e9;
+
+/// The controller's serial work the 4 KiB ceilings at QD 32 give, ns: a
+/// firmware core's per read and per write command, the work every command
+/// does (the faster direction's) and the decoder's per page read (beside
+/// the core: a pipeline stage, so it is not part of a read's ceiling).
+struct SerialWork {
+    read: Option<f64>,
+    write: Option<f64>,
+    command: Option<f64>,
+    read_page: Option<f64>,
+}
+
+impl SerialWork {
+    fn of(m: &Measurements, page: f64) -> Self {
+        let per_4k =
+            |name| figure(m, name, Metric::BwMbs).map(|mbs| NS_PER_S * 4096.0 / (mbs * 1e6));
+        let (read, write) = (per_4k("randread-4k-qd32"), per_4k("randwrite-4k-qd32"));
+        let read_page =
+            figure(m, "read-128k-qd32", Metric::BwMbs).map(|mbs| NS_PER_S * page / (mbs * 1e6));
+        let command = match (read, write) {
+            (Some(r), Some(w)) => Some(r.min(w)),
+            (r, w) => r.or(w),
+        };
+        SerialWork {
+            read,
+            write,
+            command,
+            read_page,
+        }
+    }
+
+    fn read_command(&self) -> Option<f64> {
+        Some(self.read? - self.command?)
+    }
+
+    fn write_command(&self) -> Option<f64> {
+        Some(self.write? - self.command?)
+    }
+}
+
+/// The rates the bandwidths give: the write buffer drains at every
+/// plane's program at once (`program_ns` from the sustained, else QD-32,
+/// write bandwidth); the channels and the host link carry the largest
+/// bandwidth measured with a quarter to spare.
+struct Rates {
+    program_ns: Option<f64>,
+    channel_mts: Option<f64>,
+    link_mbs: Option<f64>,
+}
+
+impl Rates {
+    fn of(m: &Measurements, device: &SsdConfig) -> Self {
+        let write_mbs = figure(m, "sustained-write-128k-qd32", Metric::AfterCacheMbs)
+            .or_else(|| figure(m, "write-128k-qd32", Metric::BwMbs));
+        let planes = f64::from(device.layout().planes);
+        let page = f64::from(device.geometry.page_size);
+        let largest_mbs = m
+            .cases
+            .iter()
+            .filter(|c| c.case.phase != Phase::Latency)
+            .filter_map(|c| figure(m, &c.name, Metric::BwMbs))
+            .chain(write_mbs)
+            .reduce(f64::max);
+        let channels = f64::from(device.geometry.channels);
+        Rates {
+            program_ns: write_mbs.map(|mbs| planes * page / (mbs * 1e6) * NS_PER_S),
+            channel_mts: largest_mbs
+                .map(|mbs| 1.25 * mbs / channels / channel_bytes_per_transfer(device)),
+            link_mbs: largest_mbs.map(|mbs| 1.25 * mbs),
+        }
+    }
+}
+
+fn channel_bytes_per_transfer(device: &SsdConfig) -> f64 {
+    device.timing.channel_width_bits as f64 / 8.0
+}
+
+/// The fetch (`pcie_read_ns`) and the flash read (`read_ns`) from the QD-1
+/// 4 KiB latencies, after what a QD-1 command spends outside the fitted
+/// keys: the host's path (submission, dispatch, completion, wake-up) and
+/// the completion entry, and for a read its page over a channel and the
+/// link at the guessed rates.
+fn fetch_and_flash_guess(
+    m: &Measurements,
+    device: &SsdConfig,
+    host: &HostConfig,
+    work: &SerialWork,
+    rates: &Rates,
+) -> (Option<f64>, Option<f64>) {
+    let c = &host.costs;
+    let outside = (c.submit_ns + c.dispatch_ns + c.complete_ns + c.wakeup_ns) as f64
+        + device.controller.completion_ns as f64;
+    let page = f64::from(device.geometry.page_size);
+    let channel_mts = rates
+        .channel_mts
+        .unwrap_or(device.timing.channel_mts as f64);
+    let link_mbs = rates.link_mbs.unwrap_or(device.controller.link_mbs as f64);
+    let transfers =
+        page * 1e3 / channel_mts / channel_bytes_per_transfer(device) + 4096.0 * 1e3 / link_mbs;
+    let qd1 = |name| figure(m, name, Metric::MeanUs).map(|us| us * 1e3 - outside);
+    let write_work = work.write.or(work.command).unwrap_or(0.0);
+    match (qd1("randwrite-4k-qd1"), qd1("randread-4k-qd1")) {
+        (Some(w), Some(r)) => {
+            let read_work = work.read.unwrap_or(0.0) + work.read_page.unwrap_or(0.0) + transfers;
+            let (fetch, flash) = fetch_and_flash_read(w, write_work, r, read_work);
+            (Some(fetch), Some(flash))
+        }
+        (Some(w), None) => (Some((w - write_work) / 2.0), None),
+        _ => (None, None),
+    }
 }
 
 /// The smallest flash read a first guess gives, ns: a device whose QD-1
