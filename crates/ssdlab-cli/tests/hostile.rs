@@ -300,7 +300,11 @@ fn percentiles_hold_past_seventeen_seconds() {
 }
 
 fn run_ok_job_to(args: &[&str]) -> (i32, String, String) {
-    let p = job("ok.fio", "io_size=16k");
+    // A file of its own per call: tests run in parallel, and one rewriting
+    // a shared file while another's run reads it left that run a torn line.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let p = job(&format!("ok-{n}.fio"), "io_size=16k");
     let mut all = vec!["run", p.to_str().unwrap(), "--device", "seed004"];
     all.extend_from_slice(args);
     ssdlab_capped(&all)
