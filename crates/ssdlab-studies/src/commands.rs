@@ -129,9 +129,9 @@ pub fn default_jobs() -> usize {
 
 /// The most points run in parallel: a thread each, and each may hold a
 /// whole device.
-const MAX_JOBS: usize = 256;
+pub const MAX_JOBS: usize = 256;
 
-/// `--jobs`: 1 to 256.
+/// `--jobs`: 1 to [`MAX_JOBS`].
 pub fn parse_jobs(s: &str) -> Result<usize, String> {
     let n: usize = s.parse().map_err(|e| format!("{e}"))?;
     if (1..=MAX_JOBS).contains(&n) {

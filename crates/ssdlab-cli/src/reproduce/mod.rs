@@ -5,13 +5,13 @@
 
 use crate::plumbing::{progress_bar, PointsBar};
 use ssdlab_sim::error::InputError;
-use ssdlab_studies::commands::Console;
+use ssdlab_studies::commands::{Console, StudyCommand};
 use ssdlab_studies::registry::{study, STUDIES};
 use std::sync::Mutex;
 
 /// The study chosen and its flags, as clap matched them.
 pub struct Args {
-    study: &'static str,
+    study: &'static StudyCommand,
     matches: clap::ArgMatches,
 }
 
@@ -23,7 +23,7 @@ impl clap::FromArgMatches for Args {
         let study = study(name)
             .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidSubcommand))?;
         Ok(Args {
-            study: study.name,
+            study,
             matches: matches.clone(),
         })
     }
@@ -50,8 +50,7 @@ impl clap::Args for Args {
 
 pub fn run(a: Args) -> Result<(), InputError> {
     let console = Terminal::default();
-    let study = study(a.study).expect("clap matched a registered study");
-    let result = study.run(&a.matches, &console);
+    let result = a.study.run(&a.matches, &console);
     console.clear();
     result.map(drop)
 }

@@ -132,7 +132,8 @@ fn with_objective(
         progress,
     };
     let best = search(&problem)?;
-    let residuals = problem.residuals(&best)?;
+    // Every target at the result, the checks too.
+    let residuals = problem.residuals(&best, Targets::All)?;
     let values = cal.values(&best);
     let preset = Preset::load_with(&cal.file.device, &values)?;
     Ok(Fitted {
@@ -150,6 +151,14 @@ fn cost_of(residuals: &[Residual]) -> f64 {
     residuals.iter().map(Residual::cost).sum()
 }
 
+/// Which targets an evaluation runs: the search needs only those it fits
+/// (a check, of weight 0, adds nothing to the cost), the result every one.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Targets {
+    Fitted,
+    All,
+}
+
 struct Objective<'a> {
     cal: &'a Calibration,
     opts: &'a FitOptions,
@@ -160,31 +169,31 @@ struct Objective<'a> {
 }
 
 impl Objective<'_> {
-    /// Every target at `x`. Targets that read the same run (the same job
+    /// The targets at `x`. Targets that read the same run (the same job
     /// file, runtime, scheduler, occupancy, preconditioning and host)
-    /// share it; the distinct
-    /// runs go in parallel or come from the cache.
-    fn residuals(&self, x: &[f64]) -> Result<Vec<Residual>, InputError> {
-        self.residuals_of(&self.points(x)?)
+    /// share it; the distinct runs go in parallel or come from the cache.
+    fn residuals(&self, x: &[f64], which: Targets) -> Result<Vec<Residual>, InputError> {
+        self.residuals_of(&self.points(x, which)?)
     }
 
-    /// Every target's point at `x`; an error when the keys there make no
-    /// valid preset.
-    fn points(&self, x: &[f64]) -> Result<Vec<PointSpec>, InputError> {
-        (0..self.cal.file.targets.len())
-            .map(|i| self.cal.point(i, x))
+    /// The points of the targets `which` names at `x`, each with its
+    /// target's index; an error when the keys there make no valid preset.
+    fn points(&self, x: &[f64], which: Targets) -> Result<Vec<(usize, PointSpec)>, InputError> {
+        let targets = &self.cal.file.targets;
+        (0..targets.len())
+            .filter(|&i| which == Targets::All || targets[i].weight > 0.0)
+            .map(|i| Ok((i, self.cal.point(i, x)?)))
             .collect()
     }
 
     /// The targets measured at their points.
-    fn residuals_of(&self, specs: &[PointSpec]) -> Result<Vec<Residual>, InputError> {
-        let n = specs.len();
+    fn residuals_of(&self, specs: &[(usize, PointSpec)]) -> Result<Vec<Residual>, InputError> {
         // Each target's run among the distinct ones, in order of first use.
         let mut index: HashMap<String, usize> = HashMap::new();
         let mut distinct = Vec::new();
         let run_of: Vec<usize> = specs
             .iter()
-            .map(|spec| {
+            .map(|(_, spec)| {
                 *index.entry(spec.config().to_string()).or_insert_with(|| {
                     distinct.push(spec);
                     distinct.len() - 1
@@ -192,8 +201,10 @@ impl Objective<'_> {
             })
             .collect();
         let figures = self.run(&distinct)?;
-        (0..n)
-            .map(|i| self.residual(i, &specs[i].job_name, &figures[run_of[i]]))
+        specs
+            .iter()
+            .zip(run_of)
+            .map(|((i, spec), run)| self.residual(*i, &spec.job_name, &figures[run]))
             .collect()
     }
 
@@ -224,14 +235,15 @@ impl Objective<'_> {
     /// the search finds them in the cache: the first simplex's vertices do
     /// not depend on each other.
     fn prefetch(&self, xs: &[Vec<f64>]) -> Result<(), InputError> {
-        let specs: Vec<PointSpec> = xs
+        let specs: Vec<(usize, PointSpec)> = xs
             .iter()
-            .filter_map(|x| self.points(x).ok())
+            .filter_map(|x| self.points(x, Targets::Fitted).ok())
             .flatten()
             .collect();
         let mut seen = std::collections::HashSet::new();
         let distinct: Vec<&PointSpec> = specs
             .iter()
+            .map(|(_, s)| s)
             .filter(|s| seen.insert(s.config().to_string()))
             .collect();
         self.run(&distinct).map(drop)
@@ -286,7 +298,7 @@ impl CostFunction for &Objective<'_> {
         // A point whose keys together make no valid preset (each key's
         // range was checked alone) is a point the search must leave, not
         // an error that ends it. A run or cache that fails still ends it.
-        let cost = match self.points(x) {
+        let cost = match self.points(x, Targets::Fitted) {
             Ok(specs) => cost_of(&self.residuals_of(&specs)?),
             Err(_) => INFEASIBLE_COST,
         };
@@ -433,6 +445,63 @@ mod tests {
         assert_eq!((&problem).cost(&vec![0.0, 1.0]).unwrap(), INFEASIBLE_COST);
         assert_eq!(problem.runs.load(Ordering::Relaxed), 0, "nothing was run");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_search_runs_the_fitted_targets_and_the_result_the_checks_too() {
+        let target = |runtime_s, weight| Target {
+            job: "k2-study:randread".into(),
+            host: None,
+            runtime_s: Some(runtime_s),
+            scheduler: "none".into(),
+            occupancy: 50.0,
+            precondition: "fill".into(),
+            metric: Metric::BwMbs,
+            job_name: None,
+            value: TargetValue::One(100.0),
+            weight,
+            tolerance: None,
+        };
+        let file = TargetsFile {
+            device: "seed004".into(),
+            host: None,
+            seed: 1,
+            tolerance: None,
+            params: vec![Param {
+                key: "timing.program_ns".into(),
+                min: 1e5,
+                max: 1e6,
+                start: None,
+            }],
+            targets: vec![target(1, 0.0), target(2, 1.0), target(3, 0.0)],
+        };
+        let cal = Calibration::new(file, std::path::Path::new("."), "t").unwrap();
+        let opts = FitOptions {
+            cache_dir: std::env::temp_dir().join("ssdlab-cal-checks-unused"),
+            threads: 1,
+            max_iters: 1,
+            remote: None,
+        };
+        let problem = Objective {
+            cal: &cal,
+            opts: &opts,
+            runs: AtomicUsize::new(0),
+            evaluations: AtomicUsize::new(0),
+            best: Mutex::new(f64::INFINITY),
+            progress: &|_, _| {},
+        };
+        let x = cal.start_point();
+        let indices = |which| -> Vec<usize> {
+            problem
+                .points(&x, which)
+                .unwrap()
+                .into_iter()
+                .map(|(i, _)| i)
+                .collect()
+        };
+        // A check adds nothing to the cost: the search does not run it.
+        assert_eq!(indices(Targets::Fitted), [1]);
+        assert_eq!(indices(Targets::All), [0, 1, 2]);
     }
 
     #[test]

@@ -69,12 +69,6 @@ impl Study for GcOndemand {
 
 fn run_gc(a: GcOndemand, console: &dyn Console) -> Result<Vec<Finding>, InputError> {
     use super::{self as gc_study, GcStudyOptions, LoadPlan, TRACE_MBS};
-    if a.jobs == 0 || a.requests == 0 {
-        return Err(InputError::invalid(
-            "--jobs/--requests",
-            "must be at least 1",
-        ));
-    }
     // A rate a drive can be offered: from 10 kB/s to 10 GB/s.
     if let Some(load) = a.offered_mbs.filter(|l| !(0.01..=10_000.0).contains(l)) {
         return Err(InputError::invalid(

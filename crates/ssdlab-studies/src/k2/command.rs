@@ -106,13 +106,6 @@ pub(crate) struct K2Common {
 }
 
 impl K2Common {
-    pub(crate) fn check(&self) -> Result<(), InputError> {
-        if self.jobs == 0 {
-            return Err(InputError::invalid("--jobs", "must be at least 1"));
-        }
-        Ok(())
-    }
-
     /// The device of `--device` and the host of `--host` (else the K2
     /// study's own).
     pub(crate) fn load(&self) -> Result<(SsdConfig, HostConfig), InputError> {
@@ -132,7 +125,6 @@ impl Study for Rtss {
     fn run(self, console: &dyn Console) -> Result<Vec<Finding>, InputError> {
         use super::{rtss, runner::RunEnv};
         let a = self;
-        a.common.check()?;
         let runtime = a.runtime.unwrap_or(if a.paper { 10 } else { 4 });
         let (device, host) = a.common.load()?;
         let remote = a.cluster.remote(&a.out);
@@ -195,7 +187,6 @@ impl Study for K2 {
 
     fn run(self, console: &dyn Console) -> Result<Vec<Finding>, InputError> {
         let a = self;
-        a.common.check()?;
         // --quick is the default; clap rejects it together with --paper.
         let base = if a.paper && !a.quick {
             Plan::PAPER

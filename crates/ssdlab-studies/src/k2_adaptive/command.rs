@@ -33,7 +33,6 @@ impl Study for K2Adaptive {
 
     fn run(self, console: &dyn Console) -> Result<Vec<Finding>, InputError> {
         let a = self;
-        a.common.check()?;
         let (device, host) = a.common.load()?;
         let opts = Options {
             plan: if a.paper { Plan::PAPER } else { Plan::QUICK },

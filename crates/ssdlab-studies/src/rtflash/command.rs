@@ -62,9 +62,6 @@ impl Study for RtFlash {
 }
 
 fn run(a: RtFlash, console: &dyn Console) -> Result<Vec<Finding>, InputError> {
-    if a.jobs == 0 {
-        return Err(InputError::invalid("--jobs", "must be at least 1"));
-    }
     let mut plan = if a.paper { Plan::PAPER } else { Plan::QUICK };
     if let Some(sets) = a.sets {
         plan.sets_per_point = sets as usize;

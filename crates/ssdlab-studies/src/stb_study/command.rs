@@ -45,9 +45,6 @@ impl Study for Stb {
 }
 
 fn run(a: Stb, console: &dyn Console) -> Result<Vec<Finding>, InputError> {
-    if a.jobs == 0 {
-        return Err(InputError::invalid("--jobs", "must be at least 1"));
-    }
     let plan = if a.paper { Plan::Paper } else { Plan::Quick };
     let opts = StbStudyOptions {
         out: a.out.clone(),
