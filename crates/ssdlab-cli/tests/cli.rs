@@ -804,6 +804,9 @@ fn gc_profile_fit_writes_its_table_and_resumes() {
         "1000",
         "--write-volume",
         "0.02",
+        // At one load for every candidate (the default climbs for each).
+        "--offered-mbs",
+        "40",
     ];
     let (code, first, err) = ssdlab(&args);
     assert_eq!(code, 0, "{err}");

@@ -5,15 +5,18 @@
 //!
 //! The shares are measured under the conventional scheme ([`FIT_SCHEME`]:
 //! eager 70 % trigger, greedy victims), the GC the paper's trace analysis
-//! contrasts with deferral. For each profile a Nelder–Mead search (the
+//! contrasts with deferral, at the load [`FitLoad`] names: by default each
+//! candidate's own headline load (its quick climb and the study's rule),
+//! since under eager collection the shares move with the load. For each profile a Nelder–Mead search (the
 //! `argmin` crate) minimises the squared distance, in percentage points,
 //! between the measured shares and the paper's, starting from the profile's
 //! current knobs. Every evaluation is a study point in the study's cache, so
 //! a killed fit resumes where it stopped and the study reuses the fitted
 //! profile's conventional run.
 
-use crate::cache::Cache;
-use crate::gc_study::{self, GcRow, GcStudyOptions, PAPER_VICTIMS};
+use crate::gc_study::{
+    self, Cell, GcRow, GcStudyOptions, LoadPlan, BOUNDED_SHARE, PAPER_VICTIMS, SCHEMES,
+};
 use argmin::core::{CostFunction, Error};
 use rayon::prelude::*;
 use ssdlab_sim::error::InputError;
@@ -32,14 +35,34 @@ const TARGET_COST: f64 = 4.0;
 /// set-up.
 const OVERLOAD_MS: f64 = 1000.0;
 
+/// The cost of a candidate that does not keep the headline load, per unit
+/// of [`Measured::off_headline`].
+const OFF_HEADLINE_COST: f64 = 1e4;
+
 /// Nelder–Mead iterations per profile at most (about 1.5 evaluations each;
 /// five knobs need more than three did).
 const MAX_ITERS: u64 = 80;
+
+/// Where a candidate's victim shares are measured.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FitLoad {
+    /// At the options' offered load, the same for every candidate
+    /// (`--fit --offered-mbs L`).
+    Fixed,
+    /// At the load the study's headline rule gives the profile (its climb
+    /// of this plan), each candidate held to knobs for which the rule gives
+    /// that load too ([`HeldLoad`]). Knobs that cost more GC lower the
+    /// limit, and with it the load the study's table is read at; a fit at
+    /// a fixed load does not see that.
+    Headline(LoadPlan),
+}
 
 /// One profile's fit: the knobs found and the shares they give.
 #[derive(Debug, Clone)]
 pub struct ProfileFit {
     pub profile: Profile,
+    /// The load the shares were measured at, MB/s.
+    pub load_mbs: f64,
     pub ge70: f64,
     pub ge90: f64,
     pub paper: (f64, f64),
@@ -60,11 +83,9 @@ impl ProfileFit {
 pub fn fit(
     profiles: &[Profile],
     opts: &GcStudyOptions,
+    at: &FitLoad,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Vec<ProfileFit>, InputError> {
-    let cache_dir = opts.out.join("cache");
-    let cache = Cache::open(&cache_dir)
-        .map_err(|e| InputError::invalid(cache_dir.display().to_string(), e.to_string()))?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads.max(1))
         .build()
@@ -75,7 +96,10 @@ pub fn fit(
             .par_iter()
             .with_max_len(1)
             .map(|p| {
-                let fit = fit_profile(p, opts, &cache)?;
+                // The threads a search's climbs run on: a share of the
+                // pool's, the profiles being fitted side by side.
+                let threads = (opts.threads / profiles.len()).max(1);
+                let fit = fit_profile(p, opts, at, threads)?;
                 progress(done.fetch_add(1, Ordering::Relaxed) + 1, profiles.len());
                 Ok(fit)
             })
@@ -87,7 +111,8 @@ pub fn fit(
 fn fit_profile(
     base: &Profile,
     opts: &GcStudyOptions,
-    cache: &Cache,
+    at: &FitLoad,
+    threads: usize,
 ) -> Result<ProfileFit, InputError> {
     let paper = PAPER_VICTIMS
         .iter()
@@ -96,13 +121,22 @@ fn fit_profile(
         .ok_or_else(|| {
             InputError::invalid("--fit", format!("no paper figures for {}", base.name))
         })?;
+    let climb_opts = GcStudyOptions {
+        threads,
+        ..opts.clone()
+    };
+    let held = match at {
+        FitLoad::Fixed => None,
+        FitLoad::Headline(plan) => Some(held_load(base, &climb_opts, plan)?),
+    };
     let evaluations = AtomicUsize::new(0);
     let best_seen = Mutex::new(None);
     let problem = VictimShares {
         base: *base,
         paper,
         opts,
-        cache,
+        held,
+        threads,
         evaluations: &evaluations,
         best_seen: &best_seen,
     };
@@ -115,9 +149,15 @@ fn fit_profile(
         .lock()
         .expect("no evaluation panicked")
         .map_or(*base, |(_, p)| p);
-    let row = problem.measure(&profile)?;
+    // The fitted knobs measured as the study measures them: at a fixed
+    // load, or at the headline of their own climb.
+    let row = match at {
+        FitLoad::Fixed => problem.measure(&profile)?.row,
+        FitLoad::Headline(plan) => headline_row(&profile, &climb_opts, plan)?,
+    };
     Ok(ProfileFit {
         profile,
+        load_mbs: row.load_mbs,
         ge70: row.victims_ge70_invalid_pct,
         ge90: row.victims_ge90_invalid_pct,
         paper,
@@ -165,11 +205,15 @@ fn best_start(problem: &VictimShares<'_>, base: &Profile) -> Result<Vec<f64>, In
         starts.push(x);
     }
     starts.extend((1..=SCREEN_POINTS).map(|i| halton(i, KNOBS)));
+    // Candidates run side by side, each climb on one thread.
+    let one = VictimShares {
+        threads: 1,
+        ..problem.clone()
+    };
     let costs: Vec<f64> = starts
         .par_iter()
         .map(|x| {
-            problem
-                .cost(x)
+            one.cost(x)
                 .map_err(|e| InputError::invalid(base.name, e.to_string()))
         })
         .collect::<Result<_, _>>()?;
@@ -251,7 +295,12 @@ struct VictimShares<'a> {
     base: Profile,
     paper: (f64, f64),
     opts: &'a GcStudyOptions,
-    cache: &'a Cache,
+    /// The headline load the candidates are held to (None: the options'
+    /// load, for every candidate).
+    held: Option<HeldLoad>,
+    /// Threads a candidate's climb runs on (one while screening, which
+    /// runs candidates side by side).
+    threads: usize,
     /// Runs computed (not taken from the cache).
     evaluations: &'a AtomicUsize,
     /// The lowest cost so far and its knobs.
@@ -259,22 +308,153 @@ struct VictimShares<'a> {
 }
 
 impl VictimShares<'_> {
-    /// The conventional scheme's run of `profile`, from the cache if there.
-    fn measure(&self, profile: &Profile) -> Result<GcRow, InputError> {
-        let config = gc_study::point_config(profile, FIT_SCHEME, self.opts);
-        let dir = self.opts.out.join("traces");
-        let (row, fresh) = self.cache.get_or_compute(&config, || {
-            let trace = gc_study::write_profile_trace(profile, self.opts, &dir)?;
-            let row = gc_study::run_config_in(&config, &dir);
+    /// The conventional scheme's run of `profile` at the fit's load, and
+    /// how far `profile` is from keeping the headline load (runs from the
+    /// cache where they are there).
+    fn measure(&self, profile: &Profile) -> Result<Measured, InputError> {
+        let opts = GcStudyOptions {
+            threads: self.threads,
+            ..self.opts.clone()
+        };
+        let one = std::slice::from_ref(profile);
+        let run = |cells: &[Cell]| -> Result<Vec<GcRow>, InputError> {
+            let (rows, computed) = gc_study::run_cells(&opts, one, cells, &|_, _| {})?;
+            self.evaluations.fetch_add(computed, Ordering::Relaxed);
+            Ok(rows)
+        };
+        let measured = match self.held {
+            None => Measured {
+                row: run(&[cell(FIT_SCHEME, opts.offered_mbs)])?.remove(0),
+                off_headline: 0.0,
+            },
+            Some(held) => held.measure(run)?,
+        };
+        if *profile != self.base {
             // Only the fitted profile's trace is worth keeping.
-            let _ = std::fs::remove_file(&trace);
-            row
-        })?;
-        if fresh {
-            self.evaluations.fetch_add(1, Ordering::Relaxed);
+            let dir = opts.out.join("traces");
+            let _ = std::fs::remove_file(gc_study::write_profile_trace(profile, &opts, &dir)?);
         }
-        Ok(row)
+        Ok(measured)
     }
+}
+
+/// A candidate's run at the fit's load, and how far it is from keeping the
+/// headline load (0: it keeps it; see [`HeldLoad::measure`]).
+struct Measured {
+    row: GcRow,
+    off_headline: f64,
+}
+
+/// One cell of the profile being fitted.
+fn cell(scheme: &'static str, load_mbs: f64) -> Cell {
+    Cell {
+        profile: 0,
+        scheme,
+        load_mbs,
+    }
+}
+
+/// The headline load the study's rule gives the profile being fitted, and
+/// the loads that keep it there: the rule gives a candidate the same load
+/// while every scheme keeps up at `bounded_mbs` (the slowest scheme's
+/// bounded limit) and one does not at `unbounded_mbs` (the load above it
+/// where that scheme failed). Holding a candidate there costs a few runs
+/// where its own climb would cost twenty.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HeldLoad {
+    pub load_mbs: f64,
+    pub bounded_mbs: f64,
+    /// None: the slowest scheme kept up to the top of the ladder.
+    pub unbounded_mbs: Option<f64>,
+}
+
+/// The held load of `profile`: its climb of `plan` and the rule.
+fn held_load(
+    profile: &Profile,
+    opts: &GcStudyOptions,
+    plan: &LoadPlan,
+) -> Result<HeldLoad, InputError> {
+    let (sweep, _) = gc_study::run(opts, std::slice::from_ref(profile), plan, &|_, _| {})?;
+    let none = || InputError::invalid(profile.name, "no load kept every scheme's queue bounded");
+    let load_mbs = sweep.headline_mbs[0].ok_or_else(none)?;
+    let limits = &sweep.limits[0];
+    let bounded_mbs = limits
+        .iter()
+        .map(|l| l.bounded_mbs.ok_or_else(none))
+        .collect::<Result<Vec<f64>, _>>()?
+        .into_iter()
+        .fold(f64::INFINITY, f64::min);
+    // Of the schemes slowest alike, the one that failed lowest above.
+    let unbounded_mbs = limits
+        .iter()
+        .filter(|l| l.bounded_mbs == Some(bounded_mbs))
+        .filter_map(|l| l.unbounded_mbs)
+        .reduce(f64::min);
+    Ok(HeldLoad {
+        load_mbs,
+        bounded_mbs,
+        unbounded_mbs,
+    })
+}
+
+impl HeldLoad {
+    /// The conventional scheme at the headline load, and how far the
+    /// candidate is from keeping it: 0 when it does; 1 plus the largest
+    /// shortfall of a scheme's served rate from bounded at `bounded_mbs`
+    /// (a slope back for the search); 1 when every scheme keeps up at
+    /// `unbounded_mbs` too (its headline would be higher).
+    fn measure(
+        &self,
+        run: impl Fn(&[Cell]) -> Result<Vec<GcRow>, InputError>,
+    ) -> Result<Measured, InputError> {
+        let mut cells = vec![cell(FIT_SCHEME, self.load_mbs)];
+        cells.extend(SCHEMES.map(|s| cell(s, self.bounded_mbs)));
+        let mut rows = run(&cells)?;
+        let shortfall = rows[1..]
+            .iter()
+            .map(|r| (1.0 - r.served_mbs / (BOUNDED_SHARE * r.offered_mbs)).max(0.0))
+            .fold(0.0, f64::max);
+        let mut off_headline = if rows[1..].iter().all(|r| r.bounded) {
+            0.0
+        } else {
+            1.0 + shortfall
+        };
+        if let (0.0, Some(above)) = (off_headline, self.unbounded_mbs) {
+            // One scheme failing above is enough: stop at the first.
+            let mut one_fails = false;
+            for s in SCHEMES {
+                if !run(&[cell(s, above)])?[0].bounded {
+                    one_fails = true;
+                    break;
+                }
+            }
+            if !one_fails {
+                off_headline = 1.0;
+            }
+        }
+        Ok(Measured {
+            row: rows.swap_remove(0),
+            off_headline,
+        })
+    }
+}
+
+/// `profile`'s headline run under the conventional scheme, as the study
+/// finds it: its climb of `plan` and the rule.
+fn headline_row(
+    profile: &Profile,
+    opts: &GcStudyOptions,
+    plan: &LoadPlan,
+) -> Result<GcRow, InputError> {
+    let (sweep, _) = gc_study::run(opts, std::slice::from_ref(profile), plan, &|_, _| {})?;
+    sweep
+        .headline_rows()
+        .into_iter()
+        .find(|r| r.scheme == FIT_SCHEME)
+        .cloned()
+        .ok_or_else(|| {
+            InputError::invalid(profile.name, "no load kept every scheme's queue bounded")
+        })
 }
 
 impl CostFunction for VictimShares<'_> {
@@ -283,14 +463,19 @@ impl CostFunction for VictimShares<'_> {
 
     fn cost(&self, x: &Vec<f64>) -> Result<f64, Error> {
         let profile = from_unit(&self.base, x);
-        let row = self.measure(&profile)?;
+        let Measured { row, off_headline } = self.measure(&profile)?;
         let d70 = row.victims_ge70_invalid_pct - self.paper.0;
         let d90 = row.victims_ge90_invalid_pct - self.paper.1;
         // A stand-in whose replay overloads the drive (average latencies of
         // a second or more, where the paper's stay below 150 ms) is a
         // set-up artefact, never a fit.
         let overload = row.avg_read_ms.max(row.avg_write_ms) > OVERLOAD_MS;
-        let cost = d70 * d70 + d90 * d90 + if overload { 1e4 } else { 0.0 };
+        // Knobs for which the rule gives another headline load are measured
+        // at the wrong load: their shares do not count.
+        let cost = d70 * d70
+            + d90 * d90
+            + if overload { 1e4 } else { 0.0 }
+            + OFF_HEADLINE_COST * off_headline;
         let mut best = self.best_seen.lock().expect("no evaluation panicked");
         // Equal costs go to the knobs that sort first, so that the result
         // does not depend on the order in which parallel runs finish.
@@ -308,12 +493,12 @@ impl CostFunction for VictimShares<'_> {
 /// The fit as markdown: knobs, shares and the paper's, per profile.
 pub fn fit_markdown(fits: &[ProfileFit]) -> String {
     let mut out = String::from(
-        "| profile | hot_share | hot_access | overwrite % | seq_run | log_share | hot_drift | ≥70% invalid (paper) | ≥90% invalid (paper) | worst error | runs |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| profile | hot_share | hot_access | overwrite % | seq_run | log_share | hot_drift | load MB/s | ≥70% invalid (paper) | ≥90% invalid (paper) | worst error | runs |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for f in fits {
         let p = &f.profile;
         out.push_str(&format!(
-            "| {} | {:.3} | {:.3} | {:.1} | {:.2} | {:.3} | {:.4} | {:.1}% ({:.1}%) | {:.1}% ({:.1}%) | {:.1} points | {} |\n",
+            "| {} | {:.3} | {:.3} | {:.1} | {:.2} | {:.3} | {:.4} | {:.0} | {:.1}% ({:.1}%) | {:.1}% ({:.1}%) | {:.1} points | {} |\n",
             p.name,
             p.hot_share,
             p.hot_access,
@@ -321,6 +506,7 @@ pub fn fit_markdown(fits: &[ProfileFit]) -> String {
             p.seq_run,
             p.log_share,
             p.hot_drift,
+            f.load_mbs,
             f.ge70,
             f.paper.0,
             f.ge90,
@@ -361,6 +547,83 @@ mod tests {
         assert_eq!(p.read_pct, base.read_pct);
         let back = from_unit(&base, &to_unit(&p));
         assert_eq!(back, p);
+    }
+
+    /// Short runs of the study into a fresh directory named for the test.
+    fn small_study(name: &str) -> GcStudyOptions {
+        let out = std::env::temp_dir().join(format!("ssdlab-gcfit-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        GcStudyOptions {
+            out,
+            threads: 2,
+            seed: 3,
+            requests: 4_000,
+            offered_mbs: gc_study::TRACE_MBS,
+            write_volume: 0.05,
+            footprint: 0.65,
+            remote: None,
+        }
+    }
+
+    #[test]
+    fn a_held_candidate_keeps_the_headline_its_own_climb_would_give() {
+        let opts = small_study("held");
+        let plan = LoadPlan::geometric(50.0, 2.0, 8, 1);
+        let base = *ssdlab_trace::profile("rocksdb").unwrap();
+        let held = held_load(&base, &opts, &plan).unwrap();
+        let (sweep, _) = gc_study::run(&opts, &[base], &plan, &|_, _| {}).unwrap();
+        assert_eq!(Some(held.load_mbs), sweep.headline_mbs[0]);
+        assert_eq!(held.load_mbs, gc_study::HEADLINE_SHARE * held.bounded_mbs);
+        assert!(held.unbounded_mbs.unwrap() > held.bounded_mbs, "{held:?}");
+        let (evaluations, best_seen) = (AtomicUsize::new(0), Mutex::new(None));
+        let problem = VictimShares {
+            base,
+            paper: (68.5, 68.4),
+            opts: &opts,
+            held: Some(held),
+            threads: 2,
+            evaluations: &evaluations,
+            best_seen: &best_seen,
+        };
+        // The profile itself keeps its headline.
+        let own = problem.measure(&base).unwrap();
+        assert_eq!(own.off_headline, 0.0);
+        assert_eq!(own.row, headline_row(&base, &opts, &plan).unwrap());
+        let d = (
+            own.row.victims_ge70_invalid_pct - 68.5,
+            own.row.victims_ge90_invalid_pct - 68.4,
+        );
+        let cost = problem.cost(&to_unit(&base)).unwrap();
+        assert!(
+            (cost - (d.0 * d.0 + d.1 * d.1)).abs() < 1e-9,
+            "{cost} {d:?}"
+        );
+        // Held to a load far below its own, every scheme keeps up above it
+        // too: the rule would give this profile a higher headline.
+        let low = HeldLoad {
+            load_mbs: 40.0,
+            bounded_mbs: 50.0,
+            unbounded_mbs: Some(70.7),
+        };
+        let lowered = VictimShares {
+            held: Some(low),
+            ..problem.clone()
+        };
+        assert_eq!(lowered.measure(&base).unwrap().off_headline, 1.0);
+        // Held to a load far above its limit, schemes fall behind there.
+        let high = HeldLoad {
+            load_mbs: 4_000.0,
+            bounded_mbs: 5_000.0,
+            unbounded_mbs: None,
+        };
+        let raised = VictimShares {
+            held: Some(high),
+            ..problem.clone()
+        };
+        let off = raised.measure(&base).unwrap().off_headline;
+        assert!(off > 1.0 && off <= 2.0, "{off}");
+        assert!(raised.cost(&to_unit(&base)).unwrap() > OFF_HEADLINE_COST);
+        let _ = std::fs::remove_dir_all(&opts.out);
     }
 
     #[test]

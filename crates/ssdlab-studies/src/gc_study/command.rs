@@ -37,7 +37,8 @@ pub struct GcOndemand {
     #[arg(long, default_value_t = super::FOOTPRINT)]
     footprint: f64,
     /// Fit each profile's locality and overwrite knobs to the paper's
-    /// victim table instead of running the study; prints and writes
+    /// victim table instead of running the study, each candidate measured
+    /// at its own headline load (or at --offered-mbs); prints and writes
     /// OUT/fit.md.
     #[arg(long)]
     fit: bool,
@@ -114,7 +115,11 @@ fn run_gc(a: GcOndemand, console: &dyn Console) -> Result<Vec<Finding>, InputErr
         ));
     }
     if a.fit {
-        fit_gc_profiles(&opts, &fit_profiles(&a.profiles)?, console)?;
+        let at = match a.offered_mbs {
+            Some(_) => crate::gc_fit::FitLoad::Fixed,
+            None => crate::gc_fit::FitLoad::Headline(plan),
+        };
+        fit_gc_profiles(&opts, &at, &fit_profiles(&a.profiles)?, console)?;
         return Ok(Vec::new());
     }
     let progress = |done: usize, total: usize| console.progress("GC study", done, total);
@@ -176,12 +181,13 @@ fn fit_profiles(names: &[String]) -> Result<Vec<ssdlab_trace::Profile>, InputErr
 /// paper's victim table.
 fn fit_gc_profiles(
     opts: &super::GcStudyOptions,
+    at: &crate::gc_fit::FitLoad,
     profiles: &[ssdlab_trace::Profile],
     console: &dyn Console,
 ) -> Result<(), InputError> {
     use crate::gc_fit;
     let progress = |done: usize, total: usize| console.progress("fitting profiles", done, total);
-    let fits = gc_fit::fit(profiles, opts, &progress)?;
+    let fits = gc_fit::fit(profiles, opts, at, &progress)?;
     let table = gc_fit::fit_markdown(&fits);
     let path = opts.out.join("fit.md");
     let text = format!(
