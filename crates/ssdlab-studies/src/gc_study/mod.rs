@@ -151,6 +151,42 @@ pub fn trace_span(opts: &GcStudyOptions) -> u64 {
 /// compression of the paper's replays).
 pub const TRACE_MBS: f64 = 40.0;
 
+/// The arrival rate (requests/s) at which `profile`'s trace offers
+/// `TRACE_MBS`.
+fn trace_iops(p: &Profile) -> f64 {
+    let avg_kb = p.read_pct / 100.0 * p.avg_read_kb + (1.0 - p.read_pct / 100.0) * p.avg_write_kb;
+    TRACE_MBS * 1e6 / (avg_kb * 1024.0)
+}
+
+fn synth_options(opts: &GcStudyOptions) -> SynthOptions {
+    SynthOptions {
+        requests: opts.requests,
+        span_bytes: trace_span(opts),
+        seed: opts.seed,
+    }
+}
+
+/// Where [`write_profile_trace`] puts `profile`'s trace in `dir` (named
+/// by a hash of what generates it), and that hash.
+pub fn profile_trace_path(
+    profile: &Profile,
+    opts: &GcStudyOptions,
+    dir: &Path,
+) -> (PathBuf, String) {
+    let so = synth_options(opts);
+    let key = Cache::key(&serde_json::json!({
+        "ssdlab": env!("CARGO_PKG_VERSION"),
+        "profile": Profile { iops: trace_iops(profile), ..*profile },
+        "requests": so.requests,
+        "span_bytes": so.span_bytes,
+        "seed": so.seed,
+    }));
+    (
+        dir.join(format!("{}-{}.mqsim", profile.name, &key[..12])),
+        key,
+    )
+}
+
 /// Writes `profile`'s synthetic trace into `dir` (MQSim format), at the
 /// arrival rate that offers `TRACE_MBS`. A trace is named by a hash
 /// of what generates it and written to a temporary file renamed when
@@ -164,26 +200,16 @@ pub fn write_profile_trace(
     std::fs::create_dir_all(dir).map_err(io)?;
     // A study killed while writing a trace left its temporary behind.
     crate::cache::remove_stale_temporaries(dir);
-    let p = profile;
-    let avg_kb = p.read_pct / 100.0 * p.avg_read_kb + (1.0 - p.read_pct / 100.0) * p.avg_write_kb;
-    let iops = TRACE_MBS * 1e6 / (avg_kb * 1024.0);
-    let profile = Profile { iops, ..*p };
-    let so = SynthOptions {
-        requests: opts.requests,
-        span_bytes: trace_span(opts),
-        seed: opts.seed,
-    };
-    let key = Cache::key(&serde_json::json!({
-        "ssdlab": env!("CARGO_PKG_VERSION"),
-        "profile": profile,
-        "requests": so.requests,
-        "span_bytes": so.span_bytes,
-        "seed": so.seed,
-    }));
-    let path = dir.join(format!("{}-{}.mqsim", p.name, &key[..12]));
+    let (path, key) = profile_trace_path(profile, opts, dir);
     if path.is_file() {
         return Ok(path);
     }
+    let p = profile;
+    let profile = Profile {
+        iops: trace_iops(p),
+        ..*p
+    };
+    let so = synth_options(opts);
     // Unique among this process's threads too (two points of a profile may
     // both find its trace missing).
     static WRITING: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
