@@ -3,7 +3,7 @@
 //! headline load as the profile's (docs/gc-study.md, "--fit").
 
 use super::FIT_SCHEME;
-use crate::gc_study::{self, Cell, GcRow, GcStudyOptions, LoadPlan, BOUNDED_SHARE, SCHEMES};
+use crate::gc_study::{self, Cell, GcRow, GcStudyOptions, LoadPlan, Sweep, BOUNDED_SHARE, SCHEMES};
 use ssdlab_sim::error::InputError;
 use ssdlab_trace::Profile;
 
@@ -37,14 +37,25 @@ pub struct HeldLoad {
     pub unbounded_mbs: Option<f64>,
 }
 
+/// `profile`'s climb of `plan` alone, as the study runs it.
+fn climb(profile: &Profile, opts: &GcStudyOptions, plan: &LoadPlan) -> Result<Sweep, InputError> {
+    let one = std::slice::from_ref(profile);
+    Ok(gc_study::run(opts, one, plan, &|_, _| {})?.0)
+}
+
+/// The error of a profile no load of its climb kept bounded.
+fn never_bounded(profile: &Profile) -> InputError {
+    InputError::invalid(profile.name, "no load kept every scheme's queue bounded")
+}
+
 /// The held load of `profile`: its climb of `plan` and the rule.
 pub(super) fn held_load(
     profile: &Profile,
     opts: &GcStudyOptions,
     plan: &LoadPlan,
 ) -> Result<HeldLoad, InputError> {
-    let (sweep, _) = gc_study::run(opts, std::slice::from_ref(profile), plan, &|_, _| {})?;
-    let none = || InputError::invalid(profile.name, "no load kept every scheme's queue bounded");
+    let sweep = climb(profile, opts, plan)?;
+    let none = || never_bounded(profile);
     let load_mbs = sweep.headline_mbs[0].ok_or_else(none)?;
     let limits = &sweep.limits[0];
     let bounded_mbs = limits
@@ -115,15 +126,12 @@ pub(super) fn headline_row(
     opts: &GcStudyOptions,
     plan: &LoadPlan,
 ) -> Result<GcRow, InputError> {
-    let (sweep, _) = gc_study::run(opts, std::slice::from_ref(profile), plan, &|_, _| {})?;
-    sweep
+    climb(profile, opts, plan)?
         .headline_rows()
         .into_iter()
         .find(|r| r.scheme == FIT_SCHEME)
         .cloned()
-        .ok_or_else(|| {
-            InputError::invalid(profile.name, "no load kept every scheme's queue bounded")
-        })
+        .ok_or_else(|| never_bounded(profile))
 }
 
 #[cfg(test)]
@@ -134,25 +142,9 @@ mod tests {
     use std::sync::atomic::AtomicUsize;
     use std::sync::Mutex;
 
-    /// Short runs of the study into a fresh directory named for the test.
-    fn small_study(name: &str) -> GcStudyOptions {
-        let out = std::env::temp_dir().join(format!("ssdlab-gcfit-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&out);
-        GcStudyOptions {
-            out,
-            threads: 2,
-            seed: 3,
-            requests: 4_000,
-            offered_mbs: gc_study::TRACE_MBS,
-            write_volume: 0.05,
-            footprint: 0.65,
-            remote: None,
-        }
-    }
-
     #[test]
     fn a_held_candidate_keeps_the_headline_its_own_climb_would_give() {
-        let opts = small_study("held");
+        let opts = crate::gc_study::tests::small_study("fit-held");
         let plan = LoadPlan::geometric(50.0, 2.0, 8, 1);
         let base = *ssdlab_trace::profile("rocksdb").unwrap();
         let held = held_load(&base, &opts, &plan).unwrap();

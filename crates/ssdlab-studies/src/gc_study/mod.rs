@@ -14,7 +14,7 @@ pub mod findings;
 mod load;
 mod report;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use load::{headline_load, run, Headline, LoadPlan, SchemeLimit, Sweep, HEADLINE_SHARE};
 pub use report::write_report;

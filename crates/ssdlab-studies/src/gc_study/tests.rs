@@ -38,7 +38,7 @@ const MADE_UP: Profile = Profile {
 };
 
 /// Short runs of the study into a fresh directory named for the test.
-fn small_study(name: &str) -> GcStudyOptions {
+pub(crate) fn small_study(name: &str) -> GcStudyOptions {
     let out = std::env::temp_dir().join(format!("ssdlab-gc-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
     GcStudyOptions {
