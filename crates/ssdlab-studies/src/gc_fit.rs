@@ -53,7 +53,7 @@ pub enum FitLoad {
     Fixed,
     /// At the load the study's headline rule gives the profile (its climb
     /// of this plan), each candidate held to knobs for which the rule gives
-    /// that load too ([`HeldLoad`]). Knobs that cost more GC lower the
+    /// that load too (docs/gc-study.md, "--fit"). Knobs that cost more GC lower the
     /// limit, and with it the load the study's table is read at; a fit at
     /// a fixed load does not see that.
     Headline(LoadPlan),
