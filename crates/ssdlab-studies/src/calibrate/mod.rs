@@ -365,7 +365,42 @@ pub fn residuals_markdown(f: &Fitted) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::targets::tests::{file_of, param, target};
     use super::*;
+
+    /// The fit's objective on `cal`, one thread, one iteration, its cache
+    /// in `cache_dir` (made only if a point runs).
+    fn objective<'a>(cal: &'a Calibration, opts: &'a FitOptions) -> Objective<'a> {
+        Objective {
+            cal,
+            opts,
+            runs: AtomicUsize::new(0),
+            evaluations: AtomicUsize::new(0),
+            best: Mutex::new(f64::INFINITY),
+            progress: &|_, _| {},
+        }
+    }
+
+    fn one_thread(cache_dir: std::path::PathBuf) -> FitOptions {
+        FitOptions {
+            cache_dir,
+            threads: 1,
+            max_iters: 1,
+            remote: None,
+        }
+    }
+
+    /// The K2 study's random reads at 50 % occupancy, their bandwidth.
+    fn k2_randread(runtime_s: u64, weight: f64) -> Target {
+        Target {
+            runtime_s: Some(runtime_s),
+            occupancy: 50.0,
+            metric: Metric::BwMbs,
+            value: TargetValue::One(100.0),
+            weight,
+            ..target("k2-study:randread")
+        }
+    }
 
     fn residual(measured: f64, tolerance: Option<f64>) -> Residual {
         Residual {
@@ -396,52 +431,22 @@ mod tests {
         // Each range is valid at both ends with the other key at its start,
         // but a soft GC threshold at its least with the hard one at its
         // most is not a preset (hard must not exceed soft).
-        let param = |key: &str, min, max, start| Param {
-            key: key.into(),
-            min,
-            max,
+        let from = |key: &str, min, max, start| Param {
             start: Some(start),
+            ..param(key, min, max)
         };
-        let file = TargetsFile {
-            device: "seed004".into(),
-            host: None,
-            seed: 1,
-            tolerance: None,
-            params: vec![
-                param("gc.soft_threshold", 0.02, 0.06, 0.06),
-                param("gc.hard_threshold", 0.005, 0.05, 0.005),
+        let file = file_of(
+            vec![
+                from("gc.soft_threshold", 0.02, 0.06, 0.06),
+                from("gc.hard_threshold", 0.005, 0.05, 0.005),
             ],
-            targets: vec![Target {
-                job: "k2-study:randread".into(),
-                host: None,
-                runtime_s: Some(1),
-                scheduler: "none".into(),
-                occupancy: 50.0,
-                precondition: "fill".into(),
-                metric: Metric::BwMbs,
-                job_name: None,
-                value: TargetValue::One(100.0),
-                weight: 1.0,
-                tolerance: None,
-            }],
-        };
+            vec![k2_randread(1, 1.0)],
+        );
         let cal = Calibration::new(file, std::path::Path::new("."), "t").unwrap();
         let dir =
             std::env::temp_dir().join(format!("ssdlab-cal-infeasible-{}", std::process::id()));
-        let opts = FitOptions {
-            cache_dir: dir.clone(),
-            threads: 1,
-            max_iters: 1,
-            remote: None,
-        };
-        let problem = Objective {
-            cal: &cal,
-            opts: &opts,
-            runs: AtomicUsize::new(0),
-            evaluations: AtomicUsize::new(0),
-            best: Mutex::new(f64::INFINITY),
-            progress: &|_, _| {},
-        };
+        let opts = one_thread(dir.clone());
+        let problem = objective(&cal, &opts);
         assert_eq!((&problem).cost(&vec![0.0, 1.0]).unwrap(), INFEASIBLE_COST);
         assert_eq!(problem.runs.load(Ordering::Relaxed), 0, "nothing was run");
         let _ = std::fs::remove_dir_all(&dir);
@@ -449,47 +454,17 @@ mod tests {
 
     #[test]
     fn the_search_runs_the_fitted_targets_and_the_result_the_checks_too() {
-        let target = |runtime_s, weight| Target {
-            job: "k2-study:randread".into(),
-            host: None,
-            runtime_s: Some(runtime_s),
-            scheduler: "none".into(),
-            occupancy: 50.0,
-            precondition: "fill".into(),
-            metric: Metric::BwMbs,
-            job_name: None,
-            value: TargetValue::One(100.0),
-            weight,
-            tolerance: None,
-        };
-        let file = TargetsFile {
-            device: "seed004".into(),
-            host: None,
-            seed: 1,
-            tolerance: None,
-            params: vec![Param {
-                key: "timing.program_ns".into(),
-                min: 1e5,
-                max: 1e6,
-                start: None,
-            }],
-            targets: vec![target(1, 0.0), target(2, 1.0), target(3, 0.0)],
-        };
+        let file = file_of(
+            vec![param("timing.program_ns", 1e5, 1e6)],
+            vec![
+                k2_randread(1, 0.0),
+                k2_randread(2, 1.0),
+                k2_randread(3, 0.0),
+            ],
+        );
         let cal = Calibration::new(file, std::path::Path::new("."), "t").unwrap();
-        let opts = FitOptions {
-            cache_dir: std::env::temp_dir().join("ssdlab-cal-checks-unused"),
-            threads: 1,
-            max_iters: 1,
-            remote: None,
-        };
-        let problem = Objective {
-            cal: &cal,
-            opts: &opts,
-            runs: AtomicUsize::new(0),
-            evaluations: AtomicUsize::new(0),
-            best: Mutex::new(f64::INFINITY),
-            progress: &|_, _| {},
-        };
+        let opts = one_thread(std::env::temp_dir().join("ssdlab-cal-checks-unused"));
+        let problem = objective(&cal, &opts);
         let x = cal.start_point();
         let indices = |which| -> Vec<usize> {
             problem

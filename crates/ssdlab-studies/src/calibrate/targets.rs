@@ -417,8 +417,48 @@ fn with_runtime(text: &str, seconds: u64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+
+    /// A target of `job`'s IOPS with every other field plain (fill, no
+    /// scheduler, weight 1); tests change what they need.
+    pub(in crate::calibrate) fn target(job: &str) -> Target {
+        Target {
+            job: PathBuf::from(job),
+            host: None,
+            runtime_s: None,
+            scheduler: "none".into(),
+            occupancy: 0.0,
+            precondition: "fill".into(),
+            metric: Metric::Iops,
+            job_name: None,
+            value: TargetValue::One(1.0),
+            weight: 1.0,
+            tolerance: None,
+        }
+    }
+
+    /// A targets file on seed004 (its own host, seed 1) fitting `params`.
+    pub(in crate::calibrate) fn file_of(params: Vec<Param>, targets: Vec<Target>) -> TargetsFile {
+        TargetsFile {
+            device: "seed004".into(),
+            host: None,
+            seed: 1,
+            tolerance: None,
+            params,
+            targets,
+        }
+    }
+
+    /// The search range of `key`, starting where the preset has it.
+    pub(in crate::calibrate) fn param(key: &str, min: f64, max: f64) -> Param {
+        Param {
+            key: key.into(),
+            min,
+            max,
+            start: None,
+        }
+    }
 
     #[test]
     fn a_runtime_replaces_the_files_in_every_job() {
@@ -451,29 +491,14 @@ mod tests {
     #[test]
     fn preset_names_the_presets_own_host_in_the_file_or_a_target() {
         let file = |host: Option<&str>, target_host: Option<&str>| TargetsFile {
-            device: "seed004".into(),
             host: host.map(str::to_string),
-            seed: 1,
-            tolerance: None,
-            params: vec![Param {
-                key: "timing.program_ns".into(),
-                min: 1e5,
-                max: 1e6,
-                start: None,
-            }],
-            targets: vec![Target {
-                job: PathBuf::from("datasheet:randread"),
-                host: target_host.map(str::to_string),
-                runtime_s: None,
-                scheduler: "none".into(),
-                occupancy: 0.0,
-                precondition: "fill".into(),
-                metric: Metric::Iops,
-                job_name: None,
-                value: TargetValue::One(1.0),
-                weight: 1.0,
-                tolerance: None,
-            }],
+            ..file_of(
+                vec![param("timing.program_ns", 1e5, 1e6)],
+                vec![Target {
+                    host: target_host.map(str::to_string),
+                    ..target("datasheet:randread")
+                }],
+            )
         };
         // A target of weight 0 is a check; a file of nothing but checks
         // fits nothing and is refused, as is a negative weight.

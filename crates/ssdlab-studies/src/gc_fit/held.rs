@@ -94,28 +94,34 @@ impl HeldLoad {
             .iter()
             .map(|r| (1.0 - r.served_mbs / (BOUNDED_SHARE * r.offered_mbs)).max(0.0))
             .fold(0.0, f64::max);
-        let mut off_headline = if rows[1..].iter().all(|r| r.bounded) {
-            0.0
-        } else {
+        let off_headline = if !rows[1..].iter().all(|r| r.bounded) {
             1.0 + shortfall
+        } else if self.every_scheme_keeps_up_above(&run)? {
+            1.0
+        } else {
+            0.0
         };
-        if let (0.0, Some(above)) = (off_headline, self.unbounded_mbs) {
-            // One scheme failing above is enough: stop at the first.
-            let mut one_fails = false;
-            for s in SCHEMES {
-                if !run(&[cell(s, above)])?[0].bounded {
-                    one_fails = true;
-                    break;
-                }
-            }
-            if !one_fails {
-                off_headline = 1.0;
-            }
-        }
         Ok(Measured {
             row: rows.swap_remove(0),
             off_headline,
         })
+    }
+
+    /// Whether every scheme keeps up at `unbounded_mbs` too (false when
+    /// the ladder had no failure above); stops at the first that does not.
+    fn every_scheme_keeps_up_above(
+        &self,
+        run: impl Fn(&[Cell]) -> Result<Vec<GcRow>, InputError>,
+    ) -> Result<bool, InputError> {
+        let Some(above) = self.unbounded_mbs else {
+            return Ok(false);
+        };
+        for s in SCHEMES {
+            if !run(&[cell(s, above)])?[0].bounded {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 }
 
