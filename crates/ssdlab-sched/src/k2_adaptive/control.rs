@@ -1,7 +1,10 @@
 //! The bound controller of `k2-adaptive`: a monotone search over a ladder
 //! of bounds (1, 2, 4, … `max_bound`, unbounded), held with hysteresis,
 //! re-tried upwards with exponential back-off, re-searched when the
-//! workload or the drive changes. docs/model.md ("k2-adaptive") gives the
+//! workload or the drive changes. The reference it needs is measured by
+//! probes (`probe.rs`: for O1 a pool of probes spread over the run); O2's
+//! climb reads a saturated drive from the levels it passes
+//! (`bandwidth.rs`). docs/model.md ("k2-adaptive") gives the
 //! control law and why it settles and does not oscillate.
 //!
 //! What it observes is what a scheduler sees: each completion's request
@@ -65,15 +68,6 @@ impl Params {
 /// `MIN_RT_SAMPLES` by then there is no RT load to protect.
 const DWELL_MAX_NS: Ns = 2_000_000_000;
 const MIN_RT_SAMPLES: usize = 20;
-/// Shortest dwell for a bandwidth decision.
-const BW_DWELL_NS: Ns = 300_000_000;
-/// How long the top of the ladder is measured for the O2 reference.
-const TOP_MEASURE_NS: Ns = 1_000_000_000;
-/// The reference probe: unbounded, measured after `PROBE_SETTLE_NS`, until
-/// `PROBE_SAMPLES` completions or `PROBE_MAX_NS`.
-const PROBE_SETTLE_NS: Ns = 3_000_000;
-const PROBE_SAMPLES: usize = 20_000;
-const PROBE_MAX_NS: Ns = 15_000_000;
 /// The background requests' latencies kept for the reference (the last
 /// this many at saturated held levels), and the share of the reference
 /// bandwidth (per cent) a level must reach to count as saturated.
@@ -83,8 +77,12 @@ const SATURATED_PCT: u64 = 75;
 /// failure up to `RETRY_MAX_NS`.
 const RETRY_BASE_NS: Ns = 10_000_000_000;
 const RETRY_MAX_NS: Ns = 80_000_000_000;
-/// A held level's RT samples judged over the last this many.
+/// A held level's RT samples judged over the last this many, and, for a
+/// gross violation (a drive that changed), `FAST_OVER` over the limit in
+/// the last `FAST_WINDOW`.
 const HOLD_WINDOW: usize = 2000;
+const FAST_WINDOW: usize = 300;
+const FAST_OVER: usize = 4;
 /// Change detection: per second, a bandwidth off the held level's by this
 /// factor twice running, or a different mix of directions or sizes.
 const CHANGE_WINDOW_NS: Ns = 1_000_000_000;
@@ -114,6 +112,7 @@ pub struct Counts {
     pub trials: u64,
     pub trials_failed: u64,
     pub reprobes: u64,
+    pub sample_probes: u64,
     pub infeasible: u64,
     pub opened: u64,
 }
@@ -148,11 +147,10 @@ pub struct Controller {
     /// Reference (unbounded) RT p99.9 and bandwidth.
     ref_p999: Option<Ns>,
     ref_bw: u64,
-    probe_lat: Vec<Ns>,
-    probe_bytes: u64,
-    probe_p999: Ns,
-    /// Whether the top of the ladder has been measured since the probe.
-    top_measured: bool,
+    /// The probes' state (probe.rs).
+    probe: probe::Probes,
+    /// O2's measurements since the probe (bandwidth.rs).
+    o2: bandwidth::Climb,
     /// Background (non-RT) latencies at saturated held levels: a closed
     /// loop of background jobs keeps the same number of requests in the
     /// system under any bound, so where the bound does not cost
@@ -164,6 +162,9 @@ pub struct Controller {
     best_bw: u64,
     retry_at: Ns,
     retry_gap: Ns,
+    /// The reference when the held level was taken (or its last re-try
+    /// failed): only a rise above this makes a re-try due early.
+    held_ref: Ns,
     /// Change detection.
     window_start: Ns,
     window_bytes: u64,
@@ -172,7 +173,6 @@ pub struct Controller {
     held_mix: Option<Mix>,
     held_bw: Option<u64>,
     off_windows: u32,
-    last_probe: Option<Ns>,
     next_tick: Ns,
     pub counts: Counts,
 }
@@ -192,15 +192,14 @@ impl Controller {
             bytes: 0,
             ref_p999: None,
             ref_bw: 0,
-            probe_lat: Vec::new(),
-            probe_bytes: 0,
-            probe_p999: 0,
-            top_measured: false,
+            probe: probe::Probes::default(),
+            o2: bandwidth::Climb::default(),
             bg_lat: std::collections::VecDeque::new(),
             saturated: false,
             best_bw: 0,
             retry_at: 0,
             retry_gap: RETRY_BASE_NS,
+            held_ref: 0,
             window_start: 0,
             window_bytes: 0,
             window_rt: 0,
@@ -208,7 +207,6 @@ impl Controller {
             held_mix: None,
             held_bw: None,
             off_windows: 0,
-            last_probe: None,
             next_tick: tick,
             counts: Counts::default(),
         };
@@ -272,22 +270,11 @@ impl Controller {
         }
     }
 
-    /// A probe: the reference starts over, then the climb.
-    fn start_probe(&mut self, now: Ns) {
-        self.counts.probes += 1;
-        self.last_probe = Some(now);
-        self.bg_lat.clear();
-        self.best_bw = 0;
-        self.probe_lat.clear();
-        self.probe_bytes = 0;
-        let level = self.level;
-        self.enter(Phase::Probe, level, now);
-    }
-
     fn hold(&mut self, level: usize, now: Ns) {
         self.home = level;
         self.enter(Phase::Hold, level, now);
         self.retry_at = now + self.retry_gap;
+        self.held_ref = self.ref_p999.unwrap_or(0);
     }
 
     /// An RT request arrives: an open bound closes at once.
@@ -295,6 +282,7 @@ impl Controller {
         if self.phase == Phase::Open {
             let home = self.home;
             self.hold(home, now);
+            self.close_open(now);
         }
     }
 
@@ -315,9 +303,13 @@ impl Controller {
         self.window_bytes += bytes as u64;
         self.window_mix.add(dir, bytes);
         self.window_rt += u64::from(rt);
-        if self.phase == Phase::Probe {
-            self.probe_sample(bytes, insert_ns, dispatch_ns, now);
-            return;
+        if rt {
+            self.note_rt(now.saturating_sub(submit_ns));
+        }
+        match self.phase {
+            Phase::Probe => return self.probe_sample(bytes, insert_ns, dispatch_ns, now),
+            Phase::Open if !rt => self.open_sample(insert_ns, now),
+            _ => {}
         }
         if !rt && self.saturated && self.phase == Phase::Hold && insert_ns >= self.since {
             if self.bg_lat.len() == BG_WINDOW {
@@ -335,35 +327,6 @@ impl Controller {
             }
             self.judge(now);
         }
-    }
-
-    /// Every completion of a request dispatched after the probe settled is
-    /// one sample of what an RT request would see unbounded: under no
-    /// bound an RT request waits behind the same device queue.
-    fn probe_sample(&mut self, bytes: u32, insert_ns: Ns, dispatch_ns: Ns, now: Ns) {
-        if now >= self.since + PROBE_MAX_NS {
-            self.end_probe(now);
-            return;
-        }
-        if dispatch_ns < self.since + PROBE_SETTLE_NS {
-            return;
-        }
-        self.probe_lat.push(now.saturating_sub(insert_ns));
-        self.probe_bytes += bytes as u64;
-        if self.probe_lat.len() >= PROBE_SAMPLES {
-            self.end_probe(now);
-        }
-    }
-
-    fn end_probe(&mut self, now: Ns) {
-        let span = now.saturating_sub(self.since + PROBE_SETTLE_NS).max(1);
-        self.top_measured = false;
-        if !self.probe_lat.is_empty() {
-            self.probe_p999 = p999(&mut self.probe_lat);
-            self.ref_p999 = Some(self.probe_p999);
-            self.ref_bw = (self.probe_bytes as u128 * 1_000_000_000 / span as u128) as u64;
-        }
-        self.enter(Phase::Search, 0, now);
     }
 
     /// Judges the level on its RT samples so far: a level being tried is
@@ -387,7 +350,17 @@ impl Controller {
             }
             Phase::Hold => {
                 let over = self.rt.iter().filter(|&&l| l > limit).count();
-                if n >= self.p.dwell_samples && over > n / 1000 {
+                let recent = self.rt.iter().rev().take(FAST_WINDOW);
+                let gross = recent.filter(|&&l| l > limit).count() >= FAST_OVER;
+                if gross && self.level > 0 {
+                    // The drive changed under the level: measure it again
+                    // and climb from the bottom, rather than paying a
+                    // violation per step down.
+                    self.counts.steps_down += 1;
+                    self.counts.reprobes += 1;
+                    self.retry_gap = RETRY_BASE_NS;
+                    self.start_probe(now);
+                } else if n >= self.p.dwell_samples && over > held_allowance(n) {
                     self.step_down(now);
                 }
             }
@@ -463,7 +436,7 @@ impl Controller {
             return;
         }
         if self.phase == Phase::Probe {
-            if now >= self.since + PROBE_MAX_NS {
+            if now >= self.since + probe::PROBE_MAX_NS {
                 self.end_probe(now);
             }
             return;
@@ -492,72 +465,11 @@ impl Controller {
                     self.open(now);
                 }
             }
+            Phase::Hold if self.sample_probe_due(now) => self.start_sample_probe(now),
             Phase::Hold if now >= self.retry_at && self.level < self.top() => {
                 self.counts.trials += 1;
                 let up = self.level + 1;
                 self.enter(Phase::Trial, up, now);
-            }
-            _ => {}
-        }
-    }
-
-    /// O2: the smallest level whose bandwidth clears the floor, tried
-    /// downwards from a held level now and then.
-    fn tick_bandwidth(&mut self, floor: u64, dwelt: Ns, now: Ns) {
-        if dwelt < BW_DWELL_NS {
-            return;
-        }
-        let bw = (self.bytes as u128 * 1_000_000_000 / dwelt as u128) as u64;
-        if self.level == self.top() && dwelt >= TOP_MEASURE_NS && !self.top_measured {
-            // A second at the top is the unbounded bandwidth as it is now,
-            // which a probe's instant (a drive absorbing writes into its
-            // SLC cache) may overstate: it replaces the probe's, and a
-            // lower floor is searched for again from the bottom.
-            self.top_measured = true;
-            let old = self.ref_bw;
-            self.ref_bw = bw;
-            if bw * 10 < old * 9 {
-                self.enter(Phase::Search, 0, now);
-                return;
-            }
-        }
-        let clears = bw * 100 >= floor * 105;
-        match self.phase {
-            Phase::Search if clears => self.hold(self.level, now),
-            Phase::Search if self.level == self.top() && dwelt >= TOP_MEASURE_NS => {
-                self.hold(self.level, now)
-            }
-            Phase::Search if self.level == self.top() => {}
-            Phase::Search => {
-                let up = self.level + 1;
-                self.enter(Phase::Search, up, now);
-            }
-            Phase::Trial => {
-                if clears && self.level > 0 {
-                    // A passing re-try goes on down.
-                    self.retry_gap = RETRY_BASE_NS;
-                    self.home = self.level;
-                    let down = self.level - 1;
-                    self.enter(Phase::Trial, down, now);
-                } else if clears {
-                    self.retry_gap = RETRY_BASE_NS;
-                    self.hold(self.level, now);
-                } else {
-                    self.counts.trials_failed += 1;
-                    self.retry_gap = (self.retry_gap * 2).min(RETRY_MAX_NS);
-                    let home = self.home;
-                    self.hold(home, now);
-                }
-            }
-            Phase::Hold if bw < floor && self.level < self.top() => {
-                self.counts.steps_down += 1;
-                let up = self.level + 1;
-                self.hold(up, now);
-            }
-            Phase::Hold if now >= self.retry_at && self.level > 0 => {
-                self.counts.trials += 1;
-                let down = self.level - 1;
-                self.enter(Phase::Trial, down, now);
             }
             _ => {}
         }
@@ -575,6 +487,18 @@ impl Controller {
     }
 }
 
+/// How many of a held level's last `n` RT samples may pass the limit
+/// before it steps down: the p99.9's one per 1000 (λ) plus three standard
+/// deviations of a Poisson count (3√λ). The test runs at every sample
+/// over a sliding window, so at λ alone a level passing the limit at half
+/// the rate a p99.9 allows would still step down within a minute nine
+/// times in ten; with the margin, at the allowed rate three times in ten,
+/// and at twice that rate always (docs/model.md, "k2-adaptive").
+fn held_allowance(n: usize) -> usize {
+    let lambda = n as f64 / 1000.0;
+    (lambda + 3.0 * lambda.sqrt()) as usize
+}
+
 /// The 99.9th percentile of samples (nearest rank; sorts them).
 pub fn p999(samples: &mut [Ns]) -> Ns {
     samples.sort_unstable();
@@ -582,6 +506,8 @@ pub fn p999(samples: &mut [Ns]) -> Ns {
     samples[rank - 1]
 }
 
+mod bandwidth;
+mod probe;
 mod window;
 
 #[cfg(test)]

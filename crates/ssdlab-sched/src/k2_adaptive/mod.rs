@@ -177,6 +177,7 @@ impl Scheduler for K2Adaptive {
             ("trials", c.trials),
             ("trials_failed", c.trials_failed),
             ("reprobes", c.reprobes),
+            ("sample_probes", c.sample_probes),
             ("infeasible", c.infeasible),
             ("opened", c.opened),
         ]

@@ -46,6 +46,7 @@ impl Controller {
         self.window_bytes = 0;
         self.window_rt = 0;
         self.window_mix = Mix::default();
+        self.o2.last_window_bw = bw;
         if self.phase != Phase::Hold {
             return;
         }
@@ -79,9 +80,9 @@ impl Controller {
         }
     }
 
-    /// The reference is the larger of the probe's p99.9 and the
-    /// background's at saturated levels; a rise of a tenth or more makes a
-    /// re-try due at once.
+    /// The reference is the larger of the probe pool's p99.9 and the
+    /// background's at saturated levels; a rise of a tenth or more over
+    /// the one the held level was judged on makes a re-try due at once.
     pub(super) fn update_reference(&mut self, now: Ns) {
         if self.ref_p999.is_none() {
             return;
@@ -92,21 +93,26 @@ impl Controller {
         } else {
             0
         };
-        let old = self.ref_p999.unwrap_or(0);
-        let new = self.probe_p999.max(bg);
+        let new = self.probe.pool_p999.max(bg);
         self.ref_p999 = Some(new);
-        if new * 10 >= old * 11 {
+        // Against the reference the held level was judged on, not the
+        // last one: the background's p99.9 wanders by a tenth from second
+        // to second, and each upward step would otherwise force a re-try.
+        let relative = matches!(self.p.objective, Objective::O1 { .. });
+        if relative && new * 10 >= self.held_ref * 11 {
+            self.held_ref = new;
             self.retry_gap = RETRY_BASE_NS;
             self.retry_at = now;
         }
     }
 
-    fn changed(&mut self, now: Ns) {
+    pub(super) fn changed(&mut self, now: Ns) {
         self.counts.reprobes += 1;
         self.retry_gap = RETRY_BASE_NS;
         let needs_ref = !matches!(self.p.objective, Objective::Target { .. });
         let recent = self
-            .last_probe
+            .probe
+            .last
             .is_some_and(|t| now.saturating_sub(t) < MIN_REPROBE_GAP_NS);
         if needs_ref && !recent {
             self.start_probe(now);
