@@ -353,13 +353,7 @@ impl Controller {
                 let recent = self.rt.iter().rev().take(FAST_WINDOW);
                 let gross = recent.filter(|&&l| l > limit).count() >= FAST_OVER;
                 if gross && self.level > 0 {
-                    // The drive changed under the level: measure it again
-                    // and climb from the bottom, rather than paying a
-                    // violation per step down.
-                    self.counts.steps_down += 1;
-                    self.counts.reprobes += 1;
-                    self.retry_gap = RETRY_BASE_NS;
-                    self.start_probe(now);
+                    self.gross_violation(now);
                 } else if n >= self.p.dwell_samples && over > held_allowance(n) {
                     self.step_down(now);
                 }
@@ -408,6 +402,20 @@ impl Controller {
                 let below = self.level - 1;
                 self.hold(below, now);
             }
+        }
+    }
+
+    /// The drive changed under the held level: measure it again (a
+    /// relative objective) and climb from the bottom, rather than paying
+    /// a violation per step down.
+    fn gross_violation(&mut self, now: Ns) {
+        self.counts.steps_down += 1;
+        self.retry_gap = RETRY_BASE_NS;
+        if matches!(self.p.objective, Objective::Target { .. }) {
+            self.enter(Phase::Search, 0, now);
+        } else {
+            self.counts.reprobes += 1;
+            self.start_probe(now);
         }
     }
 

@@ -268,6 +268,39 @@ fn an_absolute_target_needs_no_probe() {
 }
 
 #[test]
+fn a_drive_that_slows_under_the_held_level_is_left_at_once() {
+    // 100 µs up to 8 in the device until 20 s, then only up to 2: the
+    // held 8 now misses a 300 µs target. The gross test leaves it within
+    // a few RT samples instead of stepping down one level at a time, and
+    // an absolute target takes no probe to do it.
+    let plant = |_: &Request, held: u32, now: Ns| match (held, now < 20 * S) {
+        (0..=2, _) | (3..=8, true) => 100_000,
+        _ => 2_000_000,
+    };
+    let (bounds, out, c) = drive(
+        "k2-adaptive:objective=target,target_p999=300us",
+        &k2_jobs(),
+        30 * S,
+        plant,
+    );
+    let c: std::collections::BTreeMap<_, _> = c.into_iter().collect();
+    assert_eq!(c["probes"], 0, "{c:?}");
+    let left = bounds
+        .iter()
+        .find(|&&(t, b)| t >= 20 * S && b == 1)
+        .map(|&(t, _)| t)
+        .expect("back at the bottom");
+    assert!(left < 20 * S + 50_000_000, "left 8 at {left}: {bounds:?}");
+    // The RT job paid a handful of samples over the target, not a step's
+    // worth per level.
+    let over = out.done[0]
+        .iter()
+        .filter(|&&(t, l)| t >= 20 * S && l > 300_000)
+        .count();
+    assert!(over <= 8, "{over} RT samples over the target");
+}
+
+#[test]
 fn p999_is_the_nearest_rank() {
     let mut v: Vec<Ns> = (1..=2000).collect();
     assert_eq!(p999(&mut v), 1998);
