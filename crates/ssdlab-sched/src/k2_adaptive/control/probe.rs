@@ -84,6 +84,8 @@ impl Controller {
         self.bg_lat.clear();
         self.best_bw = 0;
         self.begin_probe(now);
+        let level = self.level;
+        self.enter(Phase::Probe, level, now);
     }
 
     /// A sampling probe from a held level, which it resumes after.
@@ -101,10 +103,6 @@ impl Controller {
         self.probe.last = Some(now);
         self.probe.lat.clear();
         self.probe.bytes = 0;
-        let level = self.level;
-        if self.probe.kind == Kind::Fresh {
-            self.enter(Phase::Probe, level, now);
-        }
     }
 
     /// O1 only (O2 needs no latency reference, and its probes would cost
