@@ -410,13 +410,24 @@ impl Controller {
     /// a violation per step down.
     fn gross_violation(&mut self, now: Ns) {
         self.counts.steps_down += 1;
+        let probe = self.needs_reference();
+        self.counts.reprobes += u64::from(probe);
+        self.search_again(now, probe);
+    }
+
+    /// The level is found again from the bottom, after a probe if `probe`.
+    pub(super) fn search_again(&mut self, now: Ns, probe: bool) {
         self.retry_gap = RETRY_BASE_NS;
-        if matches!(self.p.objective, Objective::Target { .. }) {
-            self.enter(Phase::Search, 0, now);
-        } else {
-            self.counts.reprobes += 1;
+        if probe {
             self.start_probe(now);
+        } else {
+            self.enter(Phase::Search, 0, now);
         }
+    }
+
+    /// O1 and O2 are relative to the unbounded drive; a target is not.
+    fn needs_reference(&self) -> bool {
+        !matches!(self.p.objective, Objective::Target { .. })
     }
 
     fn step_down(&mut self, now: Ns) {
@@ -433,8 +444,7 @@ impl Controller {
     /// change detection.
     pub fn on_tick(&mut self, now: Ns) {
         self.next_tick = now + self.p.tick_ns;
-        let needs_ref = !matches!(self.p.objective, Objective::Target { .. });
-        if needs_ref
+        if self.needs_reference()
             && self.ref_p999.is_none()
             && self.phase != Phase::Probe
             && self.window_bytes > 0

@@ -54,6 +54,11 @@ fn drive(spec: &str, jobs: &[Job], end: Ns, plant: impl FnMut(&Request, u32, Ns)
     (bounds, out, s.counters())
 }
 
+/// Time spent at `bound` over [from, to).
+fn held(bounds: &[(Ns, u64)], from: Ns, to: Ns, bound: u64) -> Ns {
+    time_at(bounds, from, to).get(&bound).copied().unwrap_or(0)
+}
+
 /// Time spent at each bound over [from, to).
 fn time_at(bounds: &[(Ns, u64)], from: Ns, to: Ns) -> std::collections::BTreeMap<u64, Ns> {
     let mut t = std::collections::BTreeMap::new();
@@ -86,9 +91,8 @@ fn settles_on_the_largest_bound_under_the_step_and_does_not_oscillate() {
         .map(|&(t, _)| t)
         .expect("reaches 8");
     assert!(settled < 5 * S, "settled at {settled} ns: {bounds:?}");
-    let time = time_at(&bounds, 5 * S, end);
-    let at_8 = time.get(&8).copied().unwrap_or(0);
-    assert!(at_8 * 100 >= (end - 5 * S) * 99, "{time:?}");
+    let at_8 = held(&bounds, 5 * S, end, 8);
+    assert!(at_8 * 100 >= (end - 5 * S) * 99, "{bounds:?}");
     let c: std::collections::BTreeMap<_, _> = c.into_iter().collect();
     // Re-tries at 10, 20, 40, 80 s apart: at most four in two minutes.
     assert!(c["trials"] <= 4 && c["trials"] >= 2, "{c:?}");
@@ -127,11 +131,8 @@ fn keeps_a_level_whose_tail_passes_the_limit_less_often_than_a_p999_allows() {
     assert_eq!(c["steps_down"], 0, "{c:?} {bounds:?}");
     // The climb may take a re-try to get there: the taking rule drops a
     // level at its first sample over 90 % of the limit.
-    let late = time_at(&bounds, 15 * S, 120 * S);
-    assert!(
-        late.get(&8).copied().unwrap_or(0) * 100 >= 105 * S * 99,
-        "{late:?}"
-    );
+    let late = held(&bounds, 15 * S, 120 * S, 8);
+    assert!(late * 100 >= 105 * S * 99, "{bounds:?}");
 }
 
 #[test]
@@ -156,11 +157,8 @@ fn follows_the_threshold_when_it_moves() {
         120 * S,
         plant,
     );
-    let late = time_at(&bounds, 90 * S, 120 * S);
-    assert!(
-        late.get(&32).copied().unwrap_or(0) > 29 * S,
-        "{late:?} {bounds:?} {c:?}"
-    );
+    let late = held(&bounds, 90 * S, 120 * S, 32);
+    assert!(late > 29 * S, "{bounds:?} {c:?}");
 }
 
 #[test]
@@ -177,8 +175,8 @@ fn opens_without_rt_load_and_closes_when_it_returns() {
         Some(&(16 * S)),
         "{bounds:?}"
     );
-    let again = time_at(&bounds, 42 * S, 60 * S);
-    assert!(again.get(&8).copied().unwrap_or(0) > 17 * S, "{again:?}");
+    let again = held(&bounds, 42 * S, 60 * S, 8);
+    assert!(again > 17 * S, "{bounds:?}");
     // Back to the held bound at the first RT request: few RT samples pay.
     let p = out.quantile(4, 0.99, 40 * S, 60 * S);
     assert!(p <= 500_000, "{p}");
@@ -192,11 +190,8 @@ fn o2_takes_the_smallest_bound_that_keeps_the_bandwidth() {
     // at least 25 (97 × 0.25 × 1.05): the ladder gives 32.
     let flat = |_: &Request, _: u32, _: Ns| 100_000;
     let (bounds, _, _) = drive("k2-adaptive:objective=o2,beta=25", &k2_jobs(), 30 * S, flat);
-    let t = time_at(&bounds, 10 * S, 30 * S);
-    assert!(
-        t.get(&32).copied().unwrap_or(0) > 19 * S,
-        "{t:?} {bounds:?}"
-    );
+    let t = held(&bounds, 10 * S, 30 * S, 32);
+    assert!(t > 19 * S, "{bounds:?}");
 }
 
 #[test]
@@ -221,11 +216,8 @@ fn o2_reads_a_saturated_drive_from_the_climb_not_from_the_top() {
         30 * S,
         plant,
     );
-    let late = time_at(&bounds, 15 * S, 30 * S);
-    assert!(
-        late.get(&4).copied().unwrap_or(0) > 14 * S,
-        "{late:?} {bounds:?}"
-    );
+    let late = held(&bounds, 15 * S, 30 * S, 4);
+    assert!(late > 14 * S, "{bounds:?}");
     let after = time_at(&bounds, 6 * S, 30 * S);
     for deep in [64, UNBOUNDED as u64] {
         assert_eq!(after.get(&deep), None, "{after:?} {bounds:?} {c:?}");
@@ -263,8 +255,8 @@ fn an_absolute_target_needs_no_probe() {
     );
     let c: std::collections::BTreeMap<_, _> = c.into_iter().collect();
     assert_eq!(c["probes"], 0);
-    let t = time_at(&bounds, 8 * S, 20 * S);
-    assert!(t.get(&4).copied().unwrap_or(0) > 11 * S, "{t:?}");
+    let t = held(&bounds, 8 * S, 20 * S, 4);
+    assert!(t > 11 * S, "{bounds:?}");
 }
 
 #[test]

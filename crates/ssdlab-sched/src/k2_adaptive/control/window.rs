@@ -108,16 +108,10 @@ impl Controller {
 
     pub(super) fn changed(&mut self, now: Ns) {
         self.counts.reprobes += 1;
-        self.retry_gap = RETRY_BASE_NS;
-        let needs_ref = !matches!(self.p.objective, Objective::Target { .. });
         let recent = self
             .probe
             .last
             .is_some_and(|t| now.saturating_sub(t) < MIN_REPROBE_GAP_NS);
-        if needs_ref && !recent {
-            self.start_probe(now);
-        } else {
-            self.enter(Phase::Search, 0, now);
-        }
+        self.search_again(now, self.needs_reference() && !recent);
     }
 }
