@@ -165,6 +165,10 @@ pub struct Controller {
     /// The reference when the held level was taken (or its last re-try
     /// failed): only a rise above this makes a re-try due early.
     held_ref: Ns,
+    /// The held level is the tightest and even it missed the limit.
+    held_infeasible: bool,
+    /// The running probe re-measures a reference no level met.
+    suspect_probe: bool,
     /// Change detection.
     window_start: Ns,
     window_bytes: u64,
@@ -200,6 +204,8 @@ impl Controller {
             retry_at: 0,
             retry_gap: RETRY_BASE_NS,
             held_ref: 0,
+            held_infeasible: false,
+            suspect_probe: false,
             window_start: 0,
             window_bytes: 0,
             window_rt: 0,
@@ -218,9 +224,15 @@ impl Controller {
 
     pub fn bound(&self) -> u32 {
         match self.phase {
-            Phase::Probe | Phase::Open => UNBOUNDED,
+            Phase::Probe if self.probe_window_open() => UNBOUNDED,
+            Phase::Open => UNBOUNDED,
             _ => self.p.levels[self.level],
         }
+    }
+
+    /// The scheduler dispatched a request at `now`.
+    pub fn on_dispatch(&mut self, now: Ns) {
+        self.probe_dispatched(now);
     }
 
     /// The unbounded RT p99.9 and bandwidth (bytes/s) the last probe
@@ -263,6 +275,7 @@ impl Controller {
         self.draining = true;
         self.rt.clear();
         self.bytes = 0;
+        self.held_infeasible = false;
         if phase == Phase::Hold {
             self.held_mix = None;
             self.held_bw = None;
@@ -339,6 +352,7 @@ impl Controller {
         };
         let n = self.rt.len();
         match self.phase {
+            Phase::Search if self.level == 0 => self.judge_tightest(limit, now),
             Phase::Search | Phase::Trial => {
                 let take = limit * self.p.margin_permille / 1000;
                 let over = self.rt.iter().filter(|&&l| l > take).count();
@@ -362,8 +376,29 @@ impl Controller {
         }
     }
 
+    /// The tightest level has none below to fall back to: it is judged
+    /// on its whole dwell, infeasible only if it misses the limit as a
+    /// held level would (a rare slow sample says nothing against it), and
+    /// climbed from only if it also passed the taking margin.
+    fn judge_tightest(&mut self, limit: Ns, now: Ns) {
+        let n = self.rt.len();
+        if n < self.p.dwell_samples {
+            return;
+        }
+        let take = limit * self.p.margin_permille / 1000;
+        let over = |l: Ns| self.rt.iter().filter(|&&x| x > l).count();
+        if over(limit) > held_allowance(n) {
+            self.reject(now);
+        } else if over(take) > n / 1000 {
+            self.hold(0, now);
+        } else {
+            self.accept(now);
+        }
+    }
+
     /// The level being tried passed.
     fn accept(&mut self, now: Ns) {
+        self.suspect_probe = false;
         match self.phase {
             Phase::Search if self.level < self.top() => {
                 let next = self.level + 1;
@@ -396,7 +431,12 @@ impl Controller {
                 // Even the tightest bound misses: the objective is
                 // infeasible here; hold the tightest.
                 self.counts.infeasible += 1;
+                if std::mem::take(&mut self.suspect_probe) {
+                    // Measured again and still out of reach: wait longer.
+                    self.retry_gap = (self.retry_gap * 2).min(RETRY_MAX_NS);
+                }
                 self.hold(0, now);
+                self.held_infeasible = true;
             }
             _ => {
                 let below = self.level - 1;
@@ -423,6 +463,16 @@ impl Controller {
         } else {
             self.enter(Phase::Search, 0, now);
         }
+    }
+
+    /// A relative limit that even the tightest bound misses is more often
+    /// a reference measured while the drive was faster than it is now (a
+    /// probe at the start, while the SLC cache absorbed writes) than an
+    /// objective out of reach; a level that missed it is no evidence, and
+    /// the bandwidth at the tightest bound need not move when the drive
+    /// slows, so no change would be seen.
+    fn reference_suspect(&self) -> bool {
+        self.held_infeasible && matches!(self.p.objective, Objective::O1 { .. })
     }
 
     /// O1 and O2 are relative to the unbounded drive; a target is not.
@@ -454,9 +504,7 @@ impl Controller {
             return;
         }
         if self.phase == Phase::Probe {
-            if now >= self.since + probe::PROBE_MAX_NS {
-                self.end_probe(now);
-            }
+            self.advance_probe(now);
             return;
         }
         if now >= self.window_start + CHANGE_WINDOW_NS {
@@ -484,6 +532,12 @@ impl Controller {
                 }
             }
             Phase::Hold if self.sample_probe_due(now) => self.start_sample_probe(now),
+            Phase::Hold if now >= self.retry_at && self.reference_suspect() => {
+                // Re-measured at the re-try times instead of a re-try up.
+                self.counts.reprobes += 1;
+                self.suspect_probe = true;
+                self.start_probe(now);
+            }
             Phase::Hold if now >= self.retry_at && self.level < self.top() => {
                 self.counts.trials += 1;
                 let up = self.level + 1;

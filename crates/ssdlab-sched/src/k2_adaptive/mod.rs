@@ -124,7 +124,11 @@ impl Scheduler for K2Adaptive {
 
     fn dispatch(&mut self, now: Ns) -> Option<Request> {
         self.k2.set_max_inflight(self.ctl.bound());
-        self.k2.dispatch(now)
+        let rq = self.k2.dispatch(now);
+        if rq.is_some() {
+            self.ctl.on_dispatch(now);
+        }
+        rq
     }
 
     fn has_work(&self) -> bool {

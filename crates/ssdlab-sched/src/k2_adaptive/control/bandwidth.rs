@@ -16,6 +16,13 @@ use super::*;
 
 /// Shortest dwell for a bandwidth decision.
 const BW_DWELL_NS: Ns = 300_000_000;
+/// A level being tried clears the floor when its bandwidth is this share
+/// (per cent) above it and misses when as far below; in between, one
+/// dwell cannot tell the level's bandwidth from the second-to-second
+/// wander of the drive's, so it is measured on for `BW_CLOSE_DWELL_NS`
+/// and judged against the floor itself.
+const BW_CLOSE_PCT: u64 = 5;
+const BW_CLOSE_DWELL_NS: Ns = 1_500_000_000;
 /// How long the top of the ladder is measured for the reference.
 const TOP_MEASURE_NS: Ns = 1_000_000_000;
 /// A level above another that gains less than this (per cent) is
@@ -55,7 +62,11 @@ impl Controller {
                 return;
             }
         }
-        let clears = bw * 100 >= floor * 105;
+        let verdict = floor_verdict(bw, floor, dwelt);
+        if verdict.is_none() && matches!(self.phase, Phase::Search | Phase::Trial) {
+            return;
+        }
+        let clears = verdict == Some(true);
         if !clears && self.saturated_below(bw, now) {
             return;
         }
@@ -136,5 +147,19 @@ impl Controller {
             let home = self.home;
             self.hold(home, now);
         }
+    }
+}
+
+/// Whether a level measured at `bw` over `dwelt` clears the floor: `None`
+/// while too close to call.
+fn floor_verdict(bw: u64, floor: u64, dwelt: Ns) -> Option<bool> {
+    if bw * 100 >= floor * (100 + BW_CLOSE_PCT) {
+        Some(true)
+    } else if bw * 100 < floor * (100 - BW_CLOSE_PCT) {
+        Some(false)
+    } else if dwelt >= BW_CLOSE_DWELL_NS {
+        Some(bw >= floor)
+    } else {
+        None
     }
 }

@@ -15,11 +15,18 @@
 use super::*;
 use std::collections::VecDeque;
 
-/// A probe measures completions dispatched after `PROBE_SETTLE_NS`, until
-/// `PROBE_SAMPLES` of them or `PROBE_MAX_NS`.
+/// A probe samples the requests dispatched in its window: from
+/// `PROBE_SETTLE_NS` after the bound opened until `PROBE_MAX_NS`, or
+/// until `PROBE_SAMPLES` were dispatched. The bound then closes, and the
+/// probe waits for every request of its window to complete (at most
+/// `PROBE_TAIL_MAX_NS`): a probe that stopped at its window's end would
+/// keep only the requests fast enough to finish inside it, and read the
+/// tail low by about the share of the window the tail itself spans
+/// (docs/model.md, "k2-adaptive").
 const PROBE_SETTLE_NS: Ns = 3_000_000;
 const PROBE_SAMPLES: usize = 20_000;
-pub(super) const PROBE_MAX_NS: Ns = 15_000_000;
+const PROBE_MAX_NS: Ns = 15_000_000;
+const PROBE_TAIL_MAX_NS: Ns = 200_000_000;
 /// The probes (and open spells) whose samples make the O1 reference.
 const POOL_ENTRIES: usize = 8;
 /// A sampling probe from a held level comes at least this long after the
@@ -55,6 +62,11 @@ pub(super) struct Probes {
     pub(super) last: Option<Ns>,
     lat: Vec<Ns>,
     bytes: u64,
+    /// When the probe's dispatch window closed (None: still open).
+    window_end: Option<Ns>,
+    /// Requests dispatched in the window, and those of them completed.
+    dispatched: u64,
+    returned: u64,
     /// Earlier probes' and open spells' samples, newest last.
     pool: VecDeque<Vec<Ns>>,
     /// The pool's p99.9.
@@ -103,6 +115,38 @@ impl Controller {
         self.probe.last = Some(now);
         self.probe.lat.clear();
         self.probe.bytes = 0;
+        self.probe.window_end = None;
+        self.probe.dispatched = 0;
+        self.probe.returned = 0;
+    }
+
+    /// Whether a probe holds the bound open (its dispatch window).
+    pub(super) fn probe_window_open(&self) -> bool {
+        self.phase == Phase::Probe && self.probe.window_end.is_none()
+    }
+
+    /// A request was dispatched: counted if it falls in the probe's window.
+    pub(super) fn probe_dispatched(&mut self, now: Ns) {
+        if self.probe_window_open() && now >= self.since + PROBE_SETTLE_NS {
+            self.probe.dispatched += 1;
+            if self.probe.dispatched >= PROBE_SAMPLES as u64 {
+                self.probe.window_end = Some(now + 1);
+            }
+        }
+    }
+
+    /// Closes the window once it has run its length, and ends the probe
+    /// once every request of the window is back (or waited for too long).
+    pub(super) fn advance_probe(&mut self, now: Ns) {
+        if self.probe.window_end.is_none() && now >= self.since + PROBE_MAX_NS {
+            self.probe.window_end = Some(now + 1);
+        }
+        if let Some(end) = self.probe.window_end {
+            let all_back = self.probe.returned >= self.probe.dispatched;
+            if all_back || now >= end + PROBE_TAIL_MAX_NS {
+                self.end_probe(now);
+            }
+        }
     }
 
     /// O1 only (O2 needs no latency reference, and its probes would cost
@@ -121,26 +165,23 @@ impl Controller {
         o1 && self.phase == Phase::Hold && far && budget
     }
 
-    /// Every completion of a request dispatched after the probe settled is
+    /// Every completion of a request dispatched in the probe's window is
     /// one sample of what an RT request would see unbounded: under no
     /// bound an RT request waits behind the same device queue.
     pub(super) fn probe_sample(&mut self, bytes: u32, insert_ns: Ns, dispatch_ns: Ns, now: Ns) {
-        if now >= self.since + PROBE_MAX_NS {
-            self.end_probe(now);
-            return;
+        let start = self.since + PROBE_SETTLE_NS;
+        let end = self.probe.window_end.unwrap_or(Ns::MAX);
+        if (start..end).contains(&dispatch_ns) {
+            self.probe.lat.push(now.saturating_sub(insert_ns));
+            self.probe.bytes += bytes as u64;
+            self.probe.returned += 1;
         }
-        if dispatch_ns < self.since + PROBE_SETTLE_NS {
-            return;
-        }
-        self.probe.lat.push(now.saturating_sub(insert_ns));
-        self.probe.bytes += bytes as u64;
-        if self.probe.lat.len() >= PROBE_SAMPLES {
-            self.end_probe(now);
-        }
+        self.advance_probe(now);
     }
 
-    pub(super) fn end_probe(&mut self, now: Ns) {
-        let span = now.saturating_sub(self.since + PROBE_SETTLE_NS).max(1);
+    fn end_probe(&mut self, now: Ns) {
+        let end = self.probe.window_end.unwrap_or(now);
+        let span = end.saturating_sub(self.since + PROBE_SETTLE_NS).max(1);
         let entry = std::mem::take(&mut self.probe.lat);
         match self.probe.kind {
             Kind::Fresh => {
