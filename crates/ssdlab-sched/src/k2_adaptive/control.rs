@@ -458,6 +458,7 @@ impl Controller {
     /// The level is found again from the bottom, after a probe if `probe`.
     pub(super) fn search_again(&mut self, now: Ns, probe: bool) {
         self.retry_gap = RETRY_BASE_NS;
+        self.suspect_probe = false;
         if probe {
             self.start_probe(now);
         } else {

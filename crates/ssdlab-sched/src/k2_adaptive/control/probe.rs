@@ -95,9 +95,9 @@ impl Controller {
         self.probe.pool.clear();
         self.bg_lat.clear();
         self.best_bw = 0;
-        self.begin_probe(now);
         let level = self.level;
         self.enter(Phase::Probe, level, now);
+        self.begin_probe(now);
     }
 
     /// A sampling probe from a held level, which it resumes after.
@@ -118,6 +118,10 @@ impl Controller {
         self.probe.window_end = None;
         self.probe.dispatched = 0;
         self.probe.returned = 0;
+        // Nothing to drain under an open bound; `since` must stay where
+        // the window was counted from, or requests counted into it would
+        // fall out of it and never be waited for.
+        self.draining = false;
     }
 
     /// Whether a probe holds the bound open (its dispatch window).
