@@ -445,14 +445,16 @@ impl Controller {
         }
     }
 
-    /// The drive changed under the held level: measure it again (a
-    /// relative objective) and climb from the bottom, rather than paying
-    /// a violation per step down.
+    /// The drive changed under the held level: climb from the bottom at
+    /// once, rather than paying a violation per step down. No probe: a
+    /// drive that slowed has a longer unbounded tail, so the reference
+    /// as it stands is low and its limit strict (the safe side), while a
+    /// probe now would expose the RT job to the drive at its worst; the
+    /// sampling probes bring the reference up, and a reference no level
+    /// meets is measured again (`reference_suspect`).
     fn gross_violation(&mut self, now: Ns) {
         self.counts.steps_down += 1;
-        let probe = self.needs_reference();
-        self.counts.reprobes += u64::from(probe);
-        self.search_again(now, probe);
+        self.search_again(now, false);
     }
 
     /// The level is found again from the bottom, after a probe if `probe`.
