@@ -4,7 +4,8 @@
 //! workload or the drive changes. The reference it needs is measured by
 //! probes (`probe.rs`: for O1 a pool of probes spread over the run); O2's
 //! climb reads a saturated drive from the levels it passes
-//! (`bandwidth.rs`). docs/model.md ("k2-adaptive") gives the
+//! (`bandwidth.rs`); the tightest level, which has none below it, is
+//! judged on its own terms (`tightest.rs`). docs/model.md ("k2-adaptive") gives the
 //! control law and why it settles and does not oscillate.
 //!
 //! What it observes is what a scheduler sees: each completion's request
@@ -354,16 +355,14 @@ impl Controller {
         match self.phase {
             Phase::Search if self.level == 0 => self.judge_tightest(limit, now),
             Phase::Search | Phase::Trial => {
-                let take = limit * self.p.margin_permille / 1000;
-                let over = self.rt.iter().filter(|&&l| l > take).count();
-                if over > n / 1000 {
+                if self.rt_over(self.take_limit(limit)) > n / 1000 {
                     self.reject(now);
                 } else if n >= self.p.dwell_samples {
                     self.accept(now);
                 }
             }
             Phase::Hold => {
-                let over = self.rt.iter().filter(|&&l| l > limit).count();
+                let over = self.rt_over(limit);
                 let recent = self.rt.iter().rev().take(FAST_WINDOW);
                 let gross = recent.filter(|&&l| l > limit).count() >= FAST_OVER;
                 if gross && self.level > 0 {
@@ -376,24 +375,15 @@ impl Controller {
         }
     }
 
-    /// The tightest level has none below to fall back to: it is judged
-    /// on its whole dwell, infeasible only if it misses the limit as a
-    /// held level would (a rare slow sample says nothing against it), and
-    /// climbed from only if it also passed the taking margin.
-    fn judge_tightest(&mut self, limit: Ns, now: Ns) {
-        let n = self.rt.len();
-        if n < self.p.dwell_samples {
-            return;
-        }
-        let take = limit * self.p.margin_permille / 1000;
-        let over = |l: Ns| self.rt.iter().filter(|&&x| x > l).count();
-        if over(limit) > held_allowance(n) {
-            self.reject(now);
-        } else if over(take) > n / 1000 {
-            self.hold(0, now);
-        } else {
-            self.accept(now);
-        }
+    /// A level is taken only with its RT samples under this share of the
+    /// limit (`margin`); held, it may reach the limit itself.
+    fn take_limit(&self, limit: Ns) -> Ns {
+        limit * self.p.margin_permille / 1000
+    }
+
+    /// The current level's RT samples over `latency`.
+    fn rt_over(&self, latency: Ns) -> usize {
+        self.rt.iter().filter(|&&l| l > latency).count()
     }
 
     /// The level being tried passed.
@@ -466,16 +456,6 @@ impl Controller {
         } else {
             self.enter(Phase::Search, 0, now);
         }
-    }
-
-    /// A relative limit that even the tightest bound misses is more often
-    /// a reference measured while the drive was faster than it is now (a
-    /// probe at the start, while the SLC cache absorbed writes) than an
-    /// objective out of reach; a level that missed it is no evidence, and
-    /// the bandwidth at the tightest bound need not move when the drive
-    /// slows, so no change would be seen.
-    fn reference_suspect(&self) -> bool {
-        self.held_infeasible && matches!(self.p.objective, Objective::O1 { .. })
     }
 
     /// O1 and O2 are relative to the unbounded drive; a target is not.
@@ -583,6 +563,7 @@ pub fn p999(samples: &mut [Ns]) -> Ns {
 
 mod bandwidth;
 mod probe;
+mod tightest;
 mod window;
 
 #[cfg(test)]

@@ -38,7 +38,7 @@ fn step(threshold: u32) -> impl FnMut(&Request, u32, Ns) -> Ns {
 type Driven = (
     Vec<(Ns, u64)>,
     crate::testing::Outcome,
-    Vec<(&'static str, u64)>,
+    std::collections::BTreeMap<&'static str, u64>,
 );
 
 /// Runs `spec` on the K2 set-up against `plant`.
@@ -51,7 +51,7 @@ fn drive(spec: &str, jobs: &[Job], end: Ns, plant: impl FnMut(&Request, u32, Ns)
             bounds.push((now, b));
         }
     });
-    (bounds, out, s.counters())
+    (bounds, out, s.counters().into_iter().collect())
 }
 
 /// The next of a xorshift sequence: the plants' random draws.
@@ -101,7 +101,6 @@ fn settles_on_the_largest_bound_under_the_step_and_does_not_oscillate() {
     assert!(settled < 5 * S, "settled at {settled} ns: {bounds:?}");
     let at_8 = held(&bounds, 5 * S, end, 8);
     assert!(at_8 * 100 >= (end - 5 * S) * 99, "{bounds:?}");
-    let c: std::collections::BTreeMap<_, _> = c.into_iter().collect();
     // Re-tries at 10, 20, 40, 80 s apart: at most four in two minutes.
     assert!(c["trials"] <= 4 && c["trials"] >= 2, "{c:?}");
     assert_eq!(c["trials"], c["trials_failed"], "{c:?}");
@@ -126,7 +125,6 @@ fn keeps_a_level_whose_tail_passes_the_limit_less_often_than_a_p999_allows() {
     };
     let end = 240 * S;
     let (bounds, _, c) = drive("k2-adaptive:objective=o1,alpha=50", &k2_jobs(), end, plant);
-    let c: std::collections::BTreeMap<_, _> = c.into_iter().collect();
     assert_eq!(c["steps_down"], 0, "{c:?} {bounds:?}");
     // The climb may take re-tries to get there: the taking rule drops a
     // level at its first sample over 90 % of the limit, and the slow
@@ -187,7 +185,7 @@ fn opens_without_rt_load_and_closes_when_it_returns() {
     // Back to the held bound at the first RT request: few RT samples pay.
     let p = out.quantile(4, 0.99, 40 * S, 60 * S);
     assert!(p <= 500_000, "{p}");
-    assert!(c.iter().any(|&(n, v)| n == "opened" && v >= 1));
+    assert!(c["opened"] >= 1, "{c:?}");
 }
 
 #[test]
@@ -246,7 +244,6 @@ fn probes_spread_over_the_run_see_the_tail_one_probe_misses() {
     };
     let end = 120 * S;
     let (_, out, c) = drive("k2-adaptive:objective=o1,alpha=50", &k2_jobs(), end, plant);
-    let c: std::collections::BTreeMap<_, _> = c.into_iter().collect();
     assert!(c["sample_probes"] >= 2, "{c:?}");
     assert_eq!(c["reference_p999_ns"], 3_000_000, "{c:?}");
     let p = out.quantile(0, 0.999, 5 * S, end);
@@ -273,7 +270,6 @@ fn a_probe_waits_for_its_slow_requests() {
         30 * S,
         plant,
     );
-    let c: std::collections::BTreeMap<_, _> = c.into_iter().collect();
     let reference = c["reference_p999_ns"];
     assert!(reference >= 10_000_000, "{c:?}");
 }
@@ -293,7 +289,6 @@ fn a_reference_that_no_bound_meets_is_measured_again() {
     };
     let end = 60 * S;
     let (bounds, _, c) = drive("k2-adaptive:objective=o1,alpha=50", &k2_jobs(), end, plant);
-    let c: std::collections::BTreeMap<_, _> = c.into_iter().collect();
     assert!(c["infeasible"] >= 1, "{c:?}");
     let late = held(&bounds, 20 * S, end, 8);
     assert!(late * 10 >= (end - 20 * S) * 9, "{bounds:?} {c:?}");
@@ -307,7 +302,6 @@ fn an_absolute_target_needs_no_probe() {
         20 * S,
         step(4),
     );
-    let c: std::collections::BTreeMap<_, _> = c.into_iter().collect();
     assert_eq!(c["probes"], 0);
     let t = held(&bounds, 8 * S, 20 * S, 4);
     assert!(t > 11 * S, "{bounds:?}");
@@ -329,7 +323,6 @@ fn a_drive_that_slows_under_the_held_level_is_left_at_once() {
         30 * S,
         plant,
     );
-    let c: std::collections::BTreeMap<_, _> = c.into_iter().collect();
     assert_eq!(c["probes"], 0, "{c:?}");
     let left = bounds
         .iter()
