@@ -4,6 +4,7 @@ mod bench_cmd;
 mod bench_compare;
 mod calibrate_cmd;
 mod choices;
+mod log_files;
 mod output;
 mod plumbing;
 mod postmark_cmd;

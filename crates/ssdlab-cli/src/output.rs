@@ -184,7 +184,7 @@ fn follow_links(path: &Path) -> Result<PathBuf, String> {
 
 /// A fresh temporary name in the destination's directory (so the rename
 /// stays on one file system).
-fn temp_beside(target: &Path) -> Result<PathBuf, String> {
+pub(crate) fn temp_beside(target: &Path) -> Result<PathBuf, String> {
     let name = target
         .file_name()
         .ok_or_else(|| "names no file".to_string())?

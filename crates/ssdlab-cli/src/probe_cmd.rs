@@ -164,7 +164,15 @@ fn run_case_job(
     stopped: &dyn Fn() -> bool,
 ) -> Result<(PointFigures, bool), InputError> {
     let jobfile = ssdlab_fio::parse_str(job, "probe.fio", &|_| None).map_err(from_fio)?;
-    let r = run_jobs(false, setup, target, &jobfile, Vec::new(), stopped)?;
+    let r = run_jobs(
+        false,
+        setup,
+        target,
+        &jobfile,
+        Vec::new(),
+        Vec::new(),
+        stopped,
+    )?;
     if let Some(f) = &r.failure {
         return Err(InputError::invalid(
             "--target",

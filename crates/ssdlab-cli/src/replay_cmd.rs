@@ -74,5 +74,7 @@ pub fn run(a: Args) -> Result<(), InputError> {
     let jobfile = opened.jobfile;
     let feed: Box<dyn ssdlab_sim::workload::fio_job::IoSource> = Box::new(opened.feed);
     let prepared = fio_run::prepare_with_sources(&jobfile, &setup, vec![Some(feed)])?;
-    execute_and_report(prepared, &jobfile, &setup, outputs)
+    // A trace's job writes no fio logs.
+    let logs = crate::log_files::LogFiles::default();
+    execute_and_report(prepared, &jobfile, &setup, outputs, logs)
 }

@@ -1,4 +1,5 @@
 use crate::choices::OutputFormat;
+use crate::log_files::LogFiles;
 use crate::output::{warn_if_series_capped, write_report, Output, Outputs};
 use ssdlab_sim::error::InputError;
 use ssdlab_sim::experiment::fio_run::{self, RunSetup};
@@ -151,17 +152,22 @@ pub fn run(a: Args) -> Result<(), InputError> {
     if a.target.target.is_some() {
         return crate::target_run::run(&a.target, &a.sim.live(), &jobfile, outputs);
     }
-    let prepared = fio_run::prepare(&jobfile, &setup)?;
-    execute_and_report(prepared, &jobfile, &setup, outputs)
+    // The logs' directories are checked before the device is preconditioned.
+    let (logs, job_logs) = LogFiles::open(&jobfile)?;
+    logs.remove_on_signal()?;
+    let prepared = fio_run::prepare(&jobfile, &setup)?.with_logs(job_logs);
+    execute_and_report(prepared, &jobfile, &setup, outputs, logs)
 }
 
 /// Runs a prepared run with a progress bar and writes its report (fio text
-/// or JSON, stdout or a file) and time series.
+/// or JSON, stdout or a file), time series and fio log files (`logs`, whose
+/// writers the run was prepared with).
 pub fn execute_and_report(
     prepared: fio_run::PreparedRun,
     jobfile: &ssdlab_fio::JobFile,
     setup: &RunSetup,
     out: Outputs,
+    logs: LogFiles,
 ) -> Result<(), InputError> {
     let mut bar = Progress::new();
     let mut tick = |f: f64| bar.update(f);
@@ -170,7 +176,8 @@ pub fn execute_and_report(
     let rep = report::build(&result, jobfile, setup);
     let timeseries = report::timeseries_csv(&result.jobs, &result.stats, &result.scheduler_gauges);
     warn_if_series_capped(&result.stats, &out);
-    write_report(&rep, &timeseries, out)
+    write_report(&rep, &timeseries, out)?;
+    logs.commit(&result.jobs, &result.stats)
 }
 
 fn parse_precondition(s: &str) -> Result<PreconditionMode, String> {

@@ -1,6 +1,7 @@
 //! `ssdlab run JOB --target PATH`: the job on a real file or block device,
 //! through the same host path and scheduler as in simulation.
 
+use crate::log_files::LogFiles;
 use crate::output::{note_detected, warn_if_series_capped, write_report, Outputs};
 use serde_json::json;
 use ssdlab_drive::{Drive, DriveOptions, Target, TargetKind, TargetRequest, VerifySettings};
@@ -10,6 +11,7 @@ use ssdlab_sim::experiment::live_run::{self, LiveSetup};
 use ssdlab_sim::experiment::report;
 use ssdlab_sim::host::HostConfig;
 use ssdlab_sim::workload::fio_job::IoSource;
+use ssdlab_sim::workload::fio_log::JobLogs;
 use ssdlab_sim::workload::replay_setup::{open_replay_on, ReplayRequest};
 use ssdlab_studies::setup::load_host;
 use std::path::PathBuf;
@@ -104,8 +106,11 @@ pub fn run(
     host.validate()?;
     buffer_bytes(jobfile, &host, None)?;
     let request = a.request(live_run::bytes_needed(jobfile), live_run::writes(jobfile))?;
+    // The logs' directories are checked before the target is touched.
+    let logs = LogFiles::open(jobfile)?;
     let target = open_target(&request)?;
-    execute(a, sim, host, target, jobfile, Vec::new(), outputs)
+    let setup = live_setup(sim, host);
+    execute(a, &setup, target, jobfile, Vec::new(), outputs, logs)
 }
 
 /// Replays a trace on the target: its offsets fold into the target, aligned
@@ -128,15 +133,19 @@ pub fn replay(
     let opened = open_replay_on(request, target.bytes, align)?;
     note_detected(request, &opened);
     let feed: Box<dyn IoSource> = Box::new(opened.feed);
-    execute(
-        a,
-        sim,
+    // A trace's job writes no fio logs.
+    let logs = (LogFiles::default(), Vec::new());
+    let setup = live_setup(sim, host);
+    let jobfile = &opened.jobfile;
+    execute(a, &setup, target, jobfile, vec![Some(feed)], outputs, logs)
+}
+
+fn live_setup(sim: &LiveChoices, host: HostConfig) -> LiveSetup {
+    LiveSetup {
         host,
-        target,
-        &opened.jobfile,
-        vec![Some(feed)],
-        outputs,
-    )
+        scheduler: sim.scheduler.clone(),
+        seed: sim.seed,
+    }
 }
 
 /// The most I/O buffer memory a run may ask for (slots × largest command).
@@ -170,21 +179,18 @@ pub(crate) fn open_target(request: &TargetRequest) -> Result<Target, InputError>
     ssdlab_drive::target::open(request).map_err(|e| InputError::invalid("--target", e.to_string()))
 }
 
-/// Runs the jobs on the open target and writes the report.
+/// Runs the jobs on the open target and writes the report and the fio log
+/// files (`logs`: the files, and each job's writers).
 fn execute(
     a: &TargetArgs,
-    sim: &LiveChoices,
-    host: HostConfig,
+    setup: &LiveSetup,
     target: Target,
     jobfile: &JobFile,
     sources: Vec<Option<Box<dyn IoSource>>>,
     outputs: Outputs,
+    logs: (LogFiles, Vec<Option<JobLogs>>),
 ) -> Result<(), InputError> {
-    let setup = LiveSetup {
-        host,
-        scheduler: sim.scheduler.clone(),
-        seed: sim.seed,
-    };
+    let (log_files, job_logs) = logs;
     let stop = stop_flag()?;
     let stopped = || stop.load(Ordering::Relaxed);
     // fio's cpus_allowed: this thread submits every job's I/O.
@@ -194,9 +200,9 @@ fn execute(
             .map_err(|e| InputError::invalid("cpus_allowed", e))?;
     }
     let cpu_before = ProcessCpu::now();
-    let result = run_jobs(a.poll, &setup, target, jobfile, sources, &stopped)?;
+    let result = run_jobs(a.poll, setup, target, jobfile, sources, job_logs, &stopped)?;
     let cpu = ProcessCpu::now().since(&cpu_before);
-    let mut extras = extras(&result, &setup);
+    let mut extras = extras(&result, setup);
     extras["cpus_allowed"] = json!(cpus);
     let ios = result.device.counters().completed;
     extras["cpu"] = json!({
@@ -215,19 +221,23 @@ fn execute(
     let timeseries = report::timeseries_csv(&result.jobs, &result.stats, &result.scheduler_gauges);
     warn_if_series_capped(&result.stats, &outputs);
     write_report(&rep, &timeseries, outputs)?;
+    // A stopped or failed run's logs hold what it did, as its report does.
+    log_files.commit(&result.jobs, &result.stats)?;
     exit_if_failed(&result);
     Ok(())
 }
 
 /// Runs the jobs on the open target through the host path (fio's verify
-/// phase after them, when asked) and returns what they measured; `stopped`
-/// ends the run early (a signal).
+/// phase after them, when asked) and returns what they measured; job `i`
+/// writes its fio logs through `logs[i]` when it is Some; `stopped` ends
+/// the run early (a signal).
 pub(crate) fn run_jobs(
     poll: bool,
     setup: &LiveSetup,
     target: Target,
     jobfile: &JobFile,
     sources: Vec<Option<Box<dyn IoSource>>>,
+    logs: Vec<Option<JobLogs>>,
     stopped: &dyn Fn() -> bool,
 ) -> Result<live_run::LiveResult<Drive>, InputError> {
     live_run::check_live_jobs(jobfile, target.logical_block)?;
@@ -251,7 +261,7 @@ pub(crate) fn run_jobs(
     };
     let drive = Drive::new(target, opts)
         .map_err(|e| InputError::invalid("--target", format!("io_uring set-up: {e}")))?;
-    let mut result = live_run::run_live(jobfile, setup, drive, sources, stopped)?;
+    let mut result = live_run::run_live(jobfile, setup, drive, sources, logs, stopped)?;
     // fio's verify phase: once the jobs end, every unit written is read
     // back (not after a stop: the report is partial).
     if verify.as_ref().is_some_and(|v| v.read_back) && !result.partial {

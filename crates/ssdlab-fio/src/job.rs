@@ -133,6 +133,10 @@ pub(crate) fn assign(spec: &mut JobSpec, name: &str, value: Value) {
         ("write_bw_log", V::Str(s)) => spec.write_bw_log = Some(s),
         ("write_iops_log", V::Str(s)) => spec.write_iops_log = Some(s),
         ("log_avg_msec", V::Int(v)) => spec.log_avg_msec = clamp_u32(v),
+        ("log_max_value", V::Bool(b)) => spec.log_max_value = b,
+        ("log_offset", V::Bool(b)) => spec.log_offset = b,
+        ("log_prio", V::Bool(b)) => spec.log_prio = b,
+        ("per_job_logs", V::Bool(b)) => spec.per_job_logs = b,
         // Ignored options (Value::Nothing) and anything else: nothing to store.
         _ => {}
     }

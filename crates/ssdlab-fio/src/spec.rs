@@ -318,7 +318,17 @@ pub struct JobSpec {
     pub write_lat_log: Option<String>,
     pub write_bw_log: Option<String>,
     pub write_iops_log: Option<String>,
+    /// 0: a log entry per I/O; M: entries averaged over M ms windows.
     pub log_avg_msec: u32,
+    /// Averaged entries hold the window's maximum instead of its mean.
+    pub log_max_value: bool,
+    /// Log entries carry the I/O's offset (a column before the priority).
+    pub log_offset: bool,
+    /// The priority column holds the I/O's priority value, not 1 for RT.
+    pub log_prio: bool,
+    /// Log file names carry the job's number (fio's default); without it
+    /// the jobs of one name append to one file.
+    pub per_job_logs: bool,
     pub kb_base: u32,
 
     /// Raw options set for this job (inherited globals then its own, canonical
@@ -424,6 +434,10 @@ impl JobSpec {
             write_bw_log: None,
             write_iops_log: None,
             log_avg_msec: 0,
+            log_max_value: false,
+            log_offset: false,
+            log_prio: false,
+            per_job_logs: true,
             kb_base: 1024,
             options: Vec::new(),
             option_lines: Vec::new(),

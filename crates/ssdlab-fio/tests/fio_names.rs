@@ -11,8 +11,9 @@ fn parse(text: &str) -> Result<ssdlab_fio::JobFile, ssdlab_fio::FioError> {
 
 #[test]
 fn options_without_effect_are_accepted_and_listed() {
-    let jf = parse("[j]\nrw=read\nbuffer_pattern=0xdeadbeef\nlog_prio=1\nratemin=1m\nthreads=4\n")
-        .unwrap();
+    let jf =
+        parse("[j]\nrw=read\nbuffer_pattern=0xdeadbeef\nlog_entries=1024\nratemin=1m\nthreads=4\n")
+            .unwrap();
     let ignored: Vec<(&str, usize)> = jf
         .ignored
         .iter()
@@ -22,7 +23,7 @@ fn options_without_effect_are_accepted_and_listed() {
         ignored,
         vec![
             ("buffer_pattern", 3),
-            ("log_prio", 4),
+            ("log_entries", 4),
             ("ratemin", 5),
             ("threads", 6)
         ]

@@ -1,12 +1,20 @@
 //! Helpers shared by the CLI's test binaries (each includes this module
 //! and uses what it needs, hence the `dead_code` allowances).
 
+use std::path::Path;
 use std::process::Command;
 
 /// Runs the `ssdlab` binary: exit code, stdout, stderr.
 #[allow(dead_code)]
 pub fn ssdlab(args: &[&str]) -> (i32, String, String) {
+    ssdlab_in(Path::new("."), args)
+}
+
+/// Runs the `ssdlab` binary in `dir`: exit code, stdout, stderr.
+#[allow(dead_code)]
+pub fn ssdlab_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .current_dir(dir)
         .args(args)
         .output()
         .unwrap();

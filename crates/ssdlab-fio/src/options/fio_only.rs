@@ -199,8 +199,6 @@ pub(super) static FIO_ONLY: &[OptionDef] = &[
     opt("log_entries", &[], IGN, "no effect on what a block device sees: logs, reports and error handling"),
     opt("log_hist_coarseness", &[], IGN, "no effect on what a block device sees: logs, reports and error handling"),
     opt("log_hist_msec", &[], IGN, "no effect on what a block device sees: logs, reports and error handling"),
-    opt("log_max_value", &[], IGN, "no effect on what a block device sees: logs, reports and error handling"),
-    opt("log_prio", &[], IGN, "no effect on what a block device sees: logs, reports and error handling"),
     opt("log_store_compressed", &[], IGN, "no effect on what a block device sees: logs, reports and error handling"),
     opt("log_unix_epoch", &[], IGN, "no effect on what a block device sees: logs, reports and error handling"),
     opt("max_latency", &[], UNS, "changes the workload; not modelled"),

@@ -452,6 +452,20 @@ pub(super) static OPTIONS: &[OptionDef] = &[
         Kind::Int { min: 0, max: U32 },
         "average log entries over this many ms",
     ),
+    opt(
+        "log_max_value",
+        NO,
+        Kind::Bool,
+        "averaged log entries hold the window's maximum",
+    ),
+    opt("log_offset", NO, Kind::Bool, "log the offset of each I/O"),
+    opt("log_prio", NO, Kind::Bool, "log each I/O's priority value"),
+    opt(
+        "per_job_logs",
+        NO,
+        Kind::Bool,
+        "number log files by job (0: jobs of one name share a file)",
+    ),
     // Accepted, no effect on the simulation
     opt(
         "thread",
@@ -484,8 +498,6 @@ pub(super) static OPTIONS: &[OptionDef] = &[
         IGN,
         "sum directions in the report",
     ),
-    opt("per_job_logs", NO, IGN, "one log file per job"),
-    opt("log_offset", NO, IGN, "log the offset of each I/O"),
     opt(
         "allow_mounted_write",
         NO,

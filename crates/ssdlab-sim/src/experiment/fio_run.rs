@@ -11,6 +11,7 @@ use crate::ssd::precondition::{precondition, PreconditionMode, PreconditionRepor
 use crate::workload::buffered::BufferedCounters;
 use crate::workload::fio::FioWorkload;
 use crate::workload::fio_job::{FioJob, IoSource};
+use crate::workload::fio_log::JobLogs;
 use crate::workload::job_stats::JobStats;
 use ssdlab_fio::{JobFile, JobSpec};
 use ssdlab_protocol::Device;
@@ -106,6 +107,12 @@ impl PreparedRun {
     /// (`RunResult::host_waits`); preconditioning is not counted.
     pub fn account_waits(mut self) -> Self {
         self.sim.device_mut().account_waits();
+        self
+    }
+
+    /// Writes job `i`'s fio log files through `logs[i]` when it is Some.
+    pub fn with_logs(mut self, logs: Vec<Option<JobLogs>>) -> Self {
+        self.workload = self.workload.with_logs(logs);
         self
     }
 

@@ -13,6 +13,7 @@ use crate::host::{BlockLayer, GaugeSeries, HostConfig, HostCosts, HostCounters};
 use crate::kernel::{LiveEnd, Simulation};
 use crate::workload::fio::FioWorkload;
 use crate::workload::fio_job::{FioJob, IoSource};
+use crate::workload::fio_log::JobLogs;
 use crate::workload::job_stats::JobStats;
 use ssdlab_fio::{JobFile, JobSpec};
 use ssdlab_protocol::{LiveDevice, Ns};
@@ -253,12 +254,14 @@ pub fn writes(jobfile: &JobFile) -> bool {
 }
 
 /// Runs the jobs on `device` in real time until they end or `stop` says so;
-/// job `i` takes its I/Os from `sources[i]` when it is Some (a trace).
+/// job `i` takes its I/Os from `sources[i]` when it is Some (a trace) and
+/// writes its fio logs through `logs[i]` when that is Some.
 pub fn run_live<D: LiveDevice>(
     jobfile: &JobFile,
     setup: &LiveSetup,
     device: D,
     sources: Vec<Option<Box<dyn IoSource>>>,
+    logs: Vec<Option<JobLogs>>,
     stop: &dyn Fn() -> bool,
 ) -> Result<LiveResult<D>, InputError> {
     setup.host.validate()?;
@@ -271,7 +274,7 @@ pub fn run_live<D: LiveDevice>(
     let block = BlockLayer::new(host.clone(), sched, &device.info()).real_cpu();
     let bytes = block.device_bytes();
     let jobs = build_jobs(jobfile, bytes, setup.seed, &host.costs, sources)?;
-    let mut workload = FioWorkload::new(jobs);
+    let mut workload = FioWorkload::new(jobs).with_logs(logs);
     let mut sim = Simulation::new(device, Some(block), setup.seed);
     let end = sim
         .run_live(&mut workload, stop)

@@ -4,6 +4,7 @@
 
 use super::buffered::{BufferedCounters, BufferedIo, JobMode};
 use super::fio_job::{FioJob, JobAction, JobState};
+use super::fio_log::JobLogs;
 use super::job_stats::JobStats;
 use crate::host::{BioDone, HostConfig};
 use crate::kernel::{Ctx, WorkEvent, Workload};
@@ -52,6 +53,14 @@ impl FioWorkload {
             current_group: 0,
             buffered: None,
         }
+    }
+
+    /// Writes job `i`'s fio logs to `logs[i]` when it is Some.
+    pub fn with_logs(mut self, logs: Vec<Option<JobLogs>>) -> Self {
+        for (st, l) in self.stats.iter_mut().zip(logs) {
+            st.logs = l;
+        }
+        self
     }
 
     /// Puts a page cache in front of the device when a job is buffered.
@@ -140,7 +149,10 @@ impl FioWorkload {
                 JobAction::WakeAt { at } => cx.schedule(at, WorkEvent::Wake(j)),
                 JobAction::ResetStats { at } => {
                     let st = &mut self.stats[j as usize];
+                    // fio's logs go on through a reset, their clock restarted.
+                    let logs = st.logs.take();
                     *st = JobStats::new(&self.jobs[j as usize].spec);
+                    st.logs = logs;
                     st.begin(at);
                 }
             }

@@ -2,6 +2,7 @@
 //! `ssdlab-metrics`.
 
 use crate::workload::fio_job::IoSample;
+use crate::workload::fio_log::JobLogs;
 use ssdlab_fio::JobSpec;
 use ssdlab_metrics::{self as m, JobReport, PrioStats, Sampler, FIO_DEFAULT_AVG_TIME_NS};
 use ssdlab_protocol::Ns;
@@ -11,6 +12,8 @@ pub struct JobStats {
     pub report: JobReport,
     /// Bandwidth/IOPS samplers per direction (read, write, trim).
     pub samplers: [Sampler; 3],
+    /// The job's fio log files, when the run writes them.
+    pub logs: Option<JobLogs>,
 }
 
 impl JobStats {
@@ -36,6 +39,7 @@ impl JobStats {
         JobStats {
             report,
             samplers: std::array::from_fn(|_| Sampler::new(window)),
+            logs: None,
         }
     }
 
@@ -44,12 +48,18 @@ impl JobStats {
         for s in &mut self.samplers {
             *s = Sampler::starting_at(s.window_ns, ramp_end_ns);
         }
+        if let Some(logs) = &mut self.logs {
+            logs.begin(ramp_end_ns);
+        }
     }
 
     pub fn record(&mut self, s: &IoSample) {
         if s.is_sync_op {
             self.report.sync.record(s.lat_ns);
             return;
+        }
+        if let Some(logs) = &mut self.logs {
+            logs.record(s);
         }
         let d = s.dir;
         self.report
@@ -97,6 +107,9 @@ impl JobStats {
             }
         }
         self.report.job_runtime_ms = (runtime / 1000).div_ceil(1000);
+        if let Some(logs) = &mut self.logs {
+            logs.close(end_ns);
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 pub mod buffered;
 pub mod fio;
 pub mod fio_job;
+pub mod fio_log;
 pub mod job_stats;
 pub mod postmark;
 pub mod replay_setup;

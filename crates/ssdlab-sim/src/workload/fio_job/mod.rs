@@ -10,16 +10,17 @@ use latency_target::LatencySearch;
 pub use latency_target::ETIMEDOUT;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+pub use sample::IoSample;
 use ssdlab_fio::generator::{IoDir, IoGenerator, IoUnit};
 use ssdlab_fio::{JobSpec, RateProcess};
 use ssdlab_protocol::Dir;
 use ssdlab_protocol::Ns;
-use ssdlab_sched::IoPrio;
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use sync::SyncPlan;
 
 mod latency_target;
 mod prio;
+mod sample;
 mod sync;
 
 /// One I/O as a source yields it.
@@ -79,21 +80,6 @@ pub enum JobAction {
     ResetStats { at: Ns },
 }
 
-/// A completed I/O as the statistics see it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct IoSample {
-    pub dir: Dir,
-    pub bytes: u32,
-    pub prio: IoPrio,
-    pub done_ns: Ns,
-    pub lat_ns: Ns,
-    pub clat_ns: Ns,
-    /// Submission latency; None for synchronous engines (fio reports none).
-    pub slat_ns: Option<Ns>,
-    /// An fsync/fdatasync (fio's `sync` statistics), not a read or write.
-    pub is_sync_op: bool,
-}
-
 pub struct FioJob {
     pub index: u32,
     pub spec: JobSpec,
@@ -134,6 +120,8 @@ pub struct FioJob {
     pub(crate) blocked: bool,
     wake_pending: Option<Ns>,
     rng: ChaCha8Rng,
+    /// In-flight bios whose priority cmdprio chose (for the logs' column).
+    cmdprio_ios: HashSet<u64>,
     next_bio: u64,
     /// Bios paid for and waiting to enter the block layer, in order.
     pub(crate) to_submit: VecDeque<Bio>,
@@ -228,6 +216,7 @@ impl FioJob {
             blocked: false,
             wake_pending: None,
             rng: ChaCha8Rng::seed_from_u64(job_seed ^ 0xc0ff_ee00),
+            cmdprio_ios: HashSet::new(),
             next_bio: 0,
             to_submit: VecDeque::new(),
             to_complete: VecDeque::new(),
@@ -446,9 +435,10 @@ impl FioJob {
         self.bytes_issued += unit.len as u64;
         self.ios_issued += 1;
         self.next_bio += 1;
-        let prio = self.prio_for(unit.dir);
+        let id = (self.index as u64) << 40 | self.next_bio;
+        let prio = self.prio_for(unit.dir, id);
         let bio = Bio {
-            id: (self.index as u64) << 40 | self.next_bio,
+            id,
             job: self.index,
             dir: match unit.dir {
                 IoDir::Read => Dir::Read,
@@ -488,21 +478,7 @@ impl FioJob {
         let b = &done.bio;
         let is_sync_op = b.is_empty_flush();
         let lat = now - b.issue_ns;
-        let (slat, clat) = if self.sync {
-            (None, lat)
-        } else {
-            (Some(b.submit_ns - b.issue_ns), now - b.submit_ns)
-        };
-        let sample = (now >= self.ramp_end_ns).then_some(IoSample {
-            dir: b.dir,
-            bytes: b.bytes,
-            prio: b.prio,
-            done_ns: now,
-            lat_ns: lat,
-            clat_ns: clat,
-            slat_ns: slat,
-            is_sync_op,
-        });
+        let sample = self.sample_of(b, now);
         if is_sync_op {
             // fio's sync is synchronous: the job goes on once it returns.
             self.syncs.in_flight = false;

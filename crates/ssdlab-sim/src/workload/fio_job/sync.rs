@@ -67,13 +67,14 @@ impl FioJob {
         self.syncs.in_flight = true;
         self.inflight += 1;
         self.next_bio += 1;
+        let id = (self.index as u64) << 40 | self.next_bio;
         let bio = Bio {
-            id: (self.index as u64) << 40 | self.next_bio,
+            id,
             job: self.index,
             dir: Dir::Write,
             sector: 0,
             bytes: 0,
-            prio: self.prio_for(IoDir::Write),
+            prio: self.prio_for(IoDir::Write, id),
             sync: true,
             flush: true,
             fua: false,
