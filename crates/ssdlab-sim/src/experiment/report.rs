@@ -23,9 +23,7 @@ pub fn build_live(
     jobfile: &JobFile,
     extras: serde_json::Value,
 ) -> Report {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64);
+    let now = report_time_ms();
     Report {
         version: format!("ssdlab-{} (fio-3.x compatible)", env!("CARGO_PKG_VERSION")),
         timestamp: now / 1000,
@@ -34,6 +32,20 @@ pub fn build_live(
         global_options: jobfile.global_options.clone(),
         jobs: grouped_jobs(jobs, stats),
         extras,
+    }
+}
+
+/// The report's `timestamp` (ms): fio's wall clock, or `SOURCE_DATE_EPOCH`
+/// (seconds) when set, so that a run's report can be the same bytes each
+/// time (the reproducible-builds convention; everything else in a
+/// simulated run's report already is).
+fn report_time_ms() -> i64 {
+    let pinned = std::env::var("SOURCE_DATE_EPOCH").ok();
+    match pinned.and_then(|s| s.trim().parse::<i64>().ok()) {
+        Some(secs) => secs.saturating_mul(1000),
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64),
     }
 }
 
