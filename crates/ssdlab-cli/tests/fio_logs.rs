@@ -204,8 +204,8 @@ fn log_avg_msec_writes_one_entry_per_window_and_direction() {
                 all.into_iter().filter(|l| l[2] == d as u64).collect()
             };
             // Sampled every 100 ms from the start (the end of the ramp), as
-            // the report's samples are (log_avg_msec sets their window):
-            // the same values.
+            // the report's samples are (a job with the log and no
+            // bwavgtime takes log_avg_msec as their window): the same values.
             let bw = of_dir("bw");
             let times: Vec<u64> = bw.iter().map(|l| l[0]).collect();
             assert_eq!(times, vec![100, 200, 300], "job {n} {key}");

@@ -133,6 +133,8 @@ pub(crate) fn assign(spec: &mut JobSpec, name: &str, value: Value) {
         ("write_bw_log", V::Str(s)) => spec.write_bw_log = Some(s),
         ("write_iops_log", V::Str(s)) => spec.write_iops_log = Some(s),
         ("log_avg_msec", V::Int(v)) => spec.log_avg_msec = clamp_u32(v),
+        ("bwavgtime", V::Int(v)) => spec.bw_avg_msec = Some(clamp_u32(v)),
+        ("iopsavgtime", V::Int(v)) => spec.iops_avg_msec = Some(clamp_u32(v)),
         ("log_max_value", V::Bool(b)) => spec.log_max_value = b,
         ("log_offset", V::Bool(b)) => spec.log_offset = b,
         ("log_prio", V::Bool(b)) => spec.log_prio = b,

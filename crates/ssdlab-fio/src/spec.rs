@@ -320,6 +320,10 @@ pub struct JobSpec {
     pub write_iops_log: Option<String>,
     /// 0: a log entry per I/O; M: entries averaged over M ms windows.
     pub log_avg_msec: u32,
+    /// `bwavgtime` and `iopsavgtime` (ms) when set: the report's sample
+    /// windows (ssdlab-sim's `fio_log::period` has fio's rules).
+    pub bw_avg_msec: Option<u32>,
+    pub iops_avg_msec: Option<u32>,
     /// Averaged entries hold the window's maximum instead of its mean.
     pub log_max_value: bool,
     /// Log entries carry the I/O's offset (a column before the priority).
@@ -434,6 +438,8 @@ impl JobSpec {
             write_bw_log: None,
             write_iops_log: None,
             log_avg_msec: 0,
+            bw_avg_msec: None,
+            iops_avg_msec: None,
             log_max_value: false,
             log_offset: false,
             log_prio: false,

@@ -237,7 +237,7 @@ bs=4k
 rw=randread
 time_based
 runtime=2s
-log_avg_msec=100
+iopsavgtime=100
 rate_iops=1000
 ";
 

@@ -453,6 +453,18 @@ pub(super) static OPTIONS: &[OptionDef] = &[
         "average log entries over this many ms",
     ),
     opt(
+        "bwavgtime",
+        NO,
+        Kind::Int { min: 1, max: U32 },
+        "the report's bandwidth sample window (ms)",
+    ),
+    opt(
+        "iopsavgtime",
+        NO,
+        Kind::Int { min: 1, max: U32 },
+        "the report's IOPS sample window (ms)",
+    ),
+    opt(
         "log_max_value",
         NO,
         Kind::Bool,

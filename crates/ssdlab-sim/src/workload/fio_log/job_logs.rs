@@ -41,10 +41,10 @@ impl JobLogs {
     /// The logs of `spec`, written to `writers` (one per log file, in the
     /// order `log_files` names them).
     pub fn new(spec: &JobSpec, writers: Vec<(LogKind, Box<dyn Write + Send>)>) -> JobLogs {
-        let period = spec.log_avg_msec;
         let logs = writers
             .into_iter()
             .map(|(kind, out)| {
+                let period = super::log_period_ms(spec, kind);
                 let mode = match kind {
                     _ if period == 0 => Mode::EachIo,
                     LogKind::Bw => Mode::Sampled(IntervalCounter::new(period, true)),

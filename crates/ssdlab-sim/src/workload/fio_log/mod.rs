@@ -9,10 +9,12 @@
 
 mod job_logs;
 mod line;
+mod period;
 mod window;
 
 pub use job_logs::JobLogs;
 pub use line::{LineFormat, LogEntry};
+pub use period::{log_period_ms, report_windows_ms};
 
 use ssdlab_fio::JobSpec;
 
@@ -46,7 +48,7 @@ impl LogKind {
     /// Whether fio samples the log over intervals (bandwidth and IOPS
     /// with `log_avg_msec` > 0) rather than at each completion.
     pub fn is_sampled(self, spec: &JobSpec) -> bool {
-        matches!(self, LogKind::Bw | LogKind::Iops) && spec.log_avg_msec > 0
+        matches!(self, LogKind::Bw | LogKind::Iops) && log_period_ms(spec, self) > 0
     }
 }
 
