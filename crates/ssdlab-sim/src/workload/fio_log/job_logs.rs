@@ -45,11 +45,14 @@ impl JobLogs {
             .into_iter()
             .map(|(kind, out)| {
                 let period = super::log_period_ms(spec, kind);
-                let mode = match kind {
-                    _ if period == 0 => Mode::EachIo,
-                    LogKind::Bw => Mode::Sampled(IntervalCounter::new(period, true)),
-                    LogKind::Iops => Mode::Sampled(IntervalCounter::new(period, false)),
-                    _ => Mode::Averaged(Averager::new(period, spec.log_max_value)),
+                // Which logs are sampled is `LogKind::is_sampled`'s to say
+                // (the CLI orders shared files by it too).
+                let mode = if kind.is_sampled(spec) {
+                    Mode::Sampled(IntervalCounter::new(period, kind == LogKind::Bw))
+                } else if period == 0 {
+                    Mode::EachIo
+                } else {
+                    Mode::Averaged(Averager::new(period, spec.log_max_value))
                 };
                 Log { kind, out, mode }
             })
